@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The two entry points of this repository, each from a fresh machine with Python 3.11 and pip:
+#   bash run.sh demo   # virtual env + install, then the demo workflow on the embedded corpus
+#   bash run.sh test   # virtual env + install, then the test suite
+# Settings: PYTHON (default python3), VENV (default .venv),
+#           TORCH (default torch==2.13.0; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124")
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+TORCH=${TORCH:-torch==2.13.0}
+
+setup() {
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+  local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
+  # torch first and pinned: left to the resolver, `torch>=2.1` pulls a multi-GB CUDA build
+  # shellcheck disable=SC2086
+  "${pip[@]}" $TORCH
+  "${pip[@]}" -e ".[transformers,corpora,plots,test]"
+}
+
+case "${1:-}" in
+  demo)
+    setup
+    "$VENV/bin/python" -m spacy project run demo .
+    ;;
+  test)
+    setup
+    shift
+    "$VENV/bin/python" -m pytest tests "$@"
+    ;;
+  *)
+    echo "usage: bash run.sh demo|test [pytest arguments]" >&2
+    exit 2
+    ;;
+esac

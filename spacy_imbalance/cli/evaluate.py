@@ -1,0 +1,88 @@
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import spacy
+import srsly
+import typer
+from spacy.util import load_model
+from wasabi import msg
+
+from ..evaluation import evaluate_pipeline, format_report, match_counts, pipeline_target, predict_examples
+from ..readers.docs_io import load_docs
+from ..scorers.bootstrap import paired_bootstrap
+from ._app import app
+
+
+def _setup(gpu_id: int) -> None:
+    if gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
+
+
+def print_report(report: Dict[str, Any], title: str) -> None:
+    overview, per_type = format_report(report)
+    msg.divider(title)
+    level = int(100 * report["bootstrap"]["level"])
+    msg.table(overview, header=("average", "P", "R", "F", f"F {level}% CI"), aligns=("l", "r", "r", "r", "r"))
+    msg.table(per_type, header=("type", "P", "R", "F", "support", "tp", "fp", "fn"), aligns=("l",) + ("r",) * 7)
+
+
+@app.command("evaluate")
+def evaluate_cli(
+    model: str = typer.Argument(..., help="Pipeline folder or package name"),
+    data_path: Path = typer.Argument(..., help="Gold test data: .spacy or CoNLL"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report as JSON, e.g. metrics/ner.json"),
+    name: Optional[str] = typer.Option(None, "--name", help="Name of the system in reports (default: MODEL); runs with the same name are averaged by `summarize`"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Score doc.spans[KEY] (default: doc.ents, or the spancat key)"),
+    n_resamples: int = typer.Option(1000, "--n-bootstrap", help="Bootstrap resamples of the test sentences"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
+    batch_size: int = typer.Option(128, "--batch-size"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
+) -> None:
+    """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
+    _setup(gpu_id)
+    nlp = load_model(model)
+    docs = load_docs(data_path)
+    report = evaluate_pipeline(nlp, docs, spans_key=spans_key, batch_size=batch_size, n_resamples=n_resamples, seed=seed)
+    report.update({"name": name or str(model), "model": str(model), "data": str(data_path)})
+    print_report(report, f"{report['name']} on {data_path} ({report['target']})")
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(output, report)
+        msg.good(f"Saved metrics to {output}")
+
+
+@app.command("compare")
+def compare_cli(
+    data_path: Path = typer.Argument(..., help="Gold test data: .spacy or CoNLL"),
+    models: List[str] = typer.Argument(..., help="Two or more pipelines; the first is the baseline"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the comparison as JSON"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Score doc.spans[KEY] for every pipeline"),
+    n_resamples: int = typer.Option(1000, "--n-bootstrap"),
+    seed: int = typer.Option(0, "--seed"),
+    batch_size: int = typer.Option(128, "--batch-size"),
+    gpu_id: int = typer.Option(-1, "--gpu-id"),
+) -> None:
+    """Paired bootstrap: how much each pipeline beats the first, with intervals."""
+    if len(models) < 2:
+        msg.fail("compare needs at least two pipelines: a baseline and one to compare")
+        raise typer.Exit(1)
+    _setup(gpu_id)
+    docs = load_docs(data_path)
+    counts = []
+    for model in models:
+        nlp = load_model(model)
+        examples, _ = predict_examples(nlp, docs, batch_size=batch_size)
+        counts.append(match_counts(examples, pipeline_target(nlp, spans_key)))
+    rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": {}}
+    for model, system in zip(models[1:], counts[1:]):
+        diff = paired_bootstrap(counts[0], system, n_resamples=n_resamples, seed=seed)
+        result["systems"][model] = diff
+        for avg in ("macro_f", "micro_f"):
+            d = diff[avg]
+            rows.append((model, avg, f"{100 * d['delta']:+.1f}", f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]", f"{d['p_not_better']:.3f}"))
+    msg.divider(f"Paired bootstrap against {models[0]} ({n_resamples} resamples of {len(docs)} sentences)")
+    msg.table(rows, header=("pipeline", "score", "delta", "95% CI", "p(not better)"), aligns=("l", "l", "r", "r", "r"))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(output, result)
+        msg.good(f"Saved comparison to {output}")

@@ -1,0 +1,51 @@
+from pathlib import Path
+from typing import Iterable, Optional
+
+import srsly
+import typer
+from spacy.tokens import Doc
+from wasabi import msg
+
+from ..readers.conll import ConllFormatError
+from ..readers.docs_io import load_docs
+from ..stats import corpus_stats
+from ._app import app
+
+
+def print_stats(docs: Iterable[Doc], spans_key: Optional[str] = None) -> None:
+    s = corpus_stats(docs, spans_key=spans_key)
+    least = most = "-"
+    if s.least_frequent_type is not None:
+        least = f"{s.least_frequent_type_pct:.2f} ({s.least_frequent_type})"
+        most = f"{s.most_frequent_type_pct:.2f} ({s.most_frequent_type})"
+    rows = [
+        ("tokens", f"{s.tokens:,}"),
+        ("sentences", f"{s.sentences:,}"),
+        ("entity types", s.entity_types),
+        ("% entity tokens", f"{s.entity_token_pct:.2f}"),
+        ("% tokens of least frequent type", least),
+        ("% tokens of most frequent type", most),
+        ("% sentences with an entity", f"{s.sentences_with_entity_pct:.2f}"),
+    ]
+    msg.table(rows, aligns=("l", "r"))
+    per_type = [(label, t.tokens, t.mentions, f"{t.token_pct:.2f}", f"{t.rareness:.2f}") for label, t in s.per_type.items()]
+    if per_type:
+        msg.table(per_type, header=("type", "tokens", "mentions", "% tokens", "rareness r_t"), aligns=("l", "r", "r", "r", "r"))
+
+
+@app.command("stats")
+def stats_cli(
+    path: Path = typer.Argument(..., help="A .spacy file or a CoNLL file"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Count doc.spans[KEY] instead of doc.ents"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables"),
+) -> None:
+    """Imbalance statistics: entity token share, type frequencies, rareness."""
+    try:
+        docs = load_docs(path)
+    except (FileNotFoundError, IsADirectoryError, ConllFormatError, ValueError) as err:
+        msg.fail(str(err))
+        raise typer.Exit(1)
+    if as_json:
+        print(srsly.json_dumps(corpus_stats(docs, spans_key=spans_key).to_dict(), indent=2))
+    else:
+        print_stats(docs, spans_key)

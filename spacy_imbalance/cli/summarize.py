@@ -1,0 +1,94 @@
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import numpy
+import srsly
+import typer
+from wasabi import msg
+
+from ..evaluation import load_report
+from ._app import app
+
+
+def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Group reports by name; mean and sample std (ddof=1) of each score, in percent."""
+    groups: Dict[str, List[Dict[str, Any]]] = defaultdict(list)
+    for report in reports:
+        groups[report["name"]].append(report)
+    summary = {}
+    for name, runs in groups.items():
+        entry: Dict[str, Any] = {"runs": len(runs)}
+        for avg in ("macro", "micro"):
+            for k in "prf":
+                values = numpy.array([100 * r[avg][k] for r in runs])
+                entry[f"{avg}_{k}"] = {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0}
+        labels = sorted({label for r in runs for label in r["per_type"]})
+        entry["per_type_f"] = {
+            label: float(numpy.mean([100 * r["per_type"].get(label, {"f": 0.0})["f"] for r in runs])) for label in labels
+        }
+        summary[name] = entry
+    return summary
+
+
+def markdown_table(summary: Dict[str, Dict[str, Any]]) -> str:
+    def cell(entry: Dict[str, Any], key: str) -> str:
+        return f"{entry[key]['mean']:.1f} ± {entry[key]['std']:.1f}"
+
+    lines = ["| system | runs | macro-F1 | micro-F1 | macro-P | macro-R |", "| --- | --: | --: | --: | --: | --: |"]
+    for name, e in summary.items():
+        lines.append(f"| {name} | {e['runs']} | {cell(e, 'macro_f')} | {cell(e, 'micro_f')} | {cell(e, 'macro_p')} | {cell(e, 'macro_r')} |")
+    labels = sorted({label for e in summary.values() for label in e["per_type_f"]})
+    lines += ["", "Per-type F1 (mean over runs):", "", "| system | " + " | ".join(labels) + " |", "| --- |" + " --: |" * len(labels)]
+    for name, e in summary.items():
+        lines.append(f"| {name} | " + " | ".join(f"{e['per_type_f'].get(label, 0.0):.1f}" for label in labels) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_per_type(summary: Dict[str, Dict[str, Any]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = sorted({label for e in summary.values() for label in e["per_type_f"]})
+    names = list(summary)
+    width = 0.8 / max(len(names), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(labels) + 2), 4))
+    x = numpy.arange(len(labels))
+    for i, name in enumerate(names):
+        values = [summary[name]["per_type_f"].get(label, 0.0) for label in labels]
+        macro = summary[name]["macro_f"]["mean"]
+        ax.bar(x + i * width, values, width, label=f"{name} (macro {macro:.1f})")
+    ax.set_xticks(x + width * (len(names) - 1) / 2, labels, rotation=30, ha="right")
+    ax.set_ylabel("F1 (%)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+@app.command("summarize")
+def summarize_cli(
+    paths: List[Path] = typer.Argument(..., help="Metrics files written by `evaluate --output`"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write a Markdown table here (and .json beside it)"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Save a per-type F1 bar chart (needs matplotlib)"),
+    title: str = typer.Option("Per-type F1", "--title"),
+) -> None:
+    """Mean ± std of macro/micro scores over runs (seeds) with the same name."""
+    if not paths:
+        msg.fail("summarize: no metrics files given")
+        raise typer.Exit(1)
+    summary = summarize_reports([load_report(p) for p in sorted(paths)])
+    table = markdown_table(summary)
+    print(table)
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(table, encoding="utf8")
+        srsly.write_json(output.with_suffix(".json"), summary)
+        msg.good(f"Saved summary to {output}")
+    if plot is not None:
+        plot_per_type(summary, plot, title)
+        msg.good(f"Saved plot to {plot}")

@@ -1,0 +1,1 @@
+"""Thinc layers (``thinc_layers``), one layer per module."""

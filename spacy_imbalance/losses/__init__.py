@@ -1,0 +1,1 @@
+"""Token and span losses as thinc ``Loss`` classes (``thinc_losses``)."""

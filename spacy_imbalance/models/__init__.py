@@ -1,0 +1,1 @@
+"""Registered architectures (``spacy_architectures``), built from layers."""

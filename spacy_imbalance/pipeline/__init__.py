@@ -1,0 +1,1 @@
+"""Trainable components (factories), one module each."""

@@ -1,0 +1,1 @@
+"""Corpus reading: CoNLL conversion, the embedded default corpus, readers."""

@@ -1,0 +1,1 @@
+"""Macro-F1 scorers, match counts and bootstrap statistics."""

@@ -1,0 +1,105 @@
+"""Per-example span match counts: the one place where predictions meet gold.
+
+Scores, bootstrap intervals and paired comparisons are all computed from the
+same ``(n_examples, n_labels, 3)`` table of true positives, false positives and
+false negatives, so a resampled score is always the score of a resampled
+test set. The matching rules copy spaCy's: ``get_ner_prf`` for ``doc.ents`` and
+``Scorer.score_spans`` for ``doc.spans[key]``.
+"""
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Set, Tuple
+
+import numpy
+
+from spacy.training import Example
+
+TP, FP, FN = 0, 1, 2
+
+
+@dataclass
+class MatchCounts:
+    labels: List[str]
+    # int64 array (n_examples, n_labels, 3): tp, fp, fn of each label per example
+    table: numpy.ndarray
+
+    def totals(self) -> numpy.ndarray:
+        return self.table.sum(axis=0)
+
+    def with_labels(self, labels: List[str]) -> "MatchCounts":
+        """The same counts over a superset of labels (zeros for new ones)."""
+        missing = set(self.labels) - set(labels)
+        if missing:
+            raise ValueError(f"with_labels: labels {sorted(missing)} would be dropped")
+        table = numpy.zeros((self.table.shape[0], len(labels), 3), dtype="int64")
+        for j, label in enumerate(self.labels):
+            table[:, labels.index(label)] = self.table[:, j]
+        return MatchCounts(labels, table)
+
+
+def _to_table(rows: List[Dict[str, List[int]]]) -> MatchCounts:
+    labels = sorted({label for row in rows for label in row})
+    table = numpy.zeros((len(rows), len(labels), 3), dtype="int64")
+    for i, row in enumerate(rows):
+        for label, values in row.items():
+            table[i, labels.index(label)] = values
+    return MatchCounts(labels, table)
+
+
+def ents_counts(examples: Iterable[Example]) -> MatchCounts:
+    """Count matches of predicted against gold ``doc.ents``.
+
+    As in spaCy's ``get_ner_prf``: docs without entity annotation are skipped;
+    a predicted entity over gold tokens with missing annotation is ignored.
+    """
+    rows: List[Dict[str, List[int]]] = []
+    for eg in examples:
+        row: Dict[str, List[int]] = {}
+        rows.append(row)
+        if not eg.y.has_annotation("ENT_IOB"):
+            continue
+        golds: Set[Tuple[str, int, int]] = {(e.label_, e.start, e.end) for e in eg.y.ents}
+        align_x2y = eg.alignment.x2y
+        for pred in eg.x.ents:
+            counts = row.setdefault(pred.label_, [0, 0, 0])
+            indices = align_x2y[pred.start : pred.end]
+            if not len(indices):
+                continue
+            if any(token.ent_iob == 0 for token in eg.y[indices[0] : indices[-1] + 1]):
+                continue
+            key = (pred.label_, int(indices[0]), int(indices[-1]) + 1)
+            if key in golds:
+                counts[TP] += 1
+                golds.remove(key)
+            else:
+                counts[FP] += 1
+        for label, _, _ in golds:
+            row.setdefault(label, [0, 0, 0])[FN] += 1
+    return _to_table(rows)
+
+
+def spans_counts(
+    examples: Iterable[Example], spans_key: str, *, allow_overlap: bool = True
+) -> MatchCounts:
+    """Count matches of predicted against gold ``doc.spans[spans_key]``.
+
+    As in spaCy's ``Scorer.score_spans``: docs whose gold lacks the key are
+    skipped, and spans are compared as sets of (label, start, end).
+    """
+    rows: List[Dict[str, List[int]]] = []
+    for eg in examples:
+        row: Dict[str, List[int]] = {}
+        rows.append(row)
+        if spans_key not in eg.reference.spans:
+            continue
+        gold = {(s.label_, s.start, s.end) for s in eg.reference.spans[spans_key]}
+        pred: Set[Tuple[str, int, int]] = set()
+        if spans_key in eg.predicted.spans:
+            aligned = eg.get_aligned_spans_x2y(eg.predicted.spans[spans_key], allow_overlap)
+            pred = {(s.label_, s.start, s.end) for s in aligned}
+        for label, _, _ in pred & gold:
+            row.setdefault(label, [0, 0, 0])[TP] += 1
+        for label, _, _ in pred - gold:
+            row.setdefault(label, [0, 0, 0])[FP] += 1
+        for label, _, _ in gold - pred:
+            row.setdefault(label, [0, 0, 0])[FN] += 1
+    return _to_table(rows)

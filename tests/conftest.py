@@ -1,0 +1,22 @@
+from pathlib import Path
+
+import pytest
+
+from spacy_imbalance.readers.conll import conll_to_docs
+from spacy_imbalance.readers.default_corpus import default_corpus_path
+from spacy_imbalance.readers.docs_io import copy_ents_to_spans, write_docbin
+
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.fixture(scope="session")
+def toy_corpus(tmp_path_factory) -> Path:
+    """60 training and 20 dev sentences of the default corpus, with entities
+    in doc.ents and doc.spans["sc"]."""
+    docs, _ = conll_to_docs(default_corpus_path())
+    with_ents = [doc for doc in docs if doc.ents]
+    copy_ents_to_spans(with_ents, "sc")
+    folder = tmp_path_factory.mktemp("toy")
+    write_docbin(with_ents[:60], folder / "train.spacy")
+    write_docbin(with_ents[60:80], folder / "dev.spacy")
+    return folder

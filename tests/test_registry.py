@@ -1,0 +1,80 @@
+"""Entry points and registered names agree, checked in a fresh interpreter
+(catalogue reads entry points once, at import)."""
+import configparser
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import spacy_imbalance
+
+from .conftest import ROOT
+
+# entry-point group -> spaCy/thinc registry name
+GROUPS = {
+    "spacy_architectures": "architectures",
+    "spacy_factories": "factories",
+    "spacy_misc": "misc",
+    "spacy_readers": "readers",
+    "spacy_augmenters": "augmenters",
+    "spacy_scorers": "scorers",
+    "spacy_callbacks": "callbacks",
+    "spacy_loggers": "loggers",
+    "thinc_layers": "layers",
+    "thinc_losses": "losses",
+    "thinc_schedules": "schedules",
+}
+
+
+def declared_entry_points():
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / "setup.cfg")
+    entries = []
+    for group, lines in parser["options.entry_points"].items():
+        if group not in GROUPS:
+            continue
+        for line in filter(None, (x.strip() for x in lines.splitlines())):
+            name, _, target = (part.strip() for part in line.partition("="))
+            entries.append((group, name, target))
+    return entries
+
+
+DECLARED = declared_entry_points()
+
+
+def test_registry_declares_something():
+    assert {group for group, _, _ in DECLARED} >= {"spacy_scorers", "spacy_misc"}
+
+
+@pytest.mark.parametrize("group,name,target", DECLARED, ids=[n for _, n, _ in DECLARED])
+def test_registry_entry_point_resolves_in_fresh_interpreter(group, name, target):
+    # No import of spacy_imbalance: the name must come from the entry point alone.
+    code = (
+        "import json, sys\n"
+        "from spacy.util import registry\n"
+        f"func = registry.get({GROUPS[group]!r}, {name!r})\n"
+        "print(json.dumps([func.__module__, func.__name__]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    module, func = json.loads(out.stdout.strip().splitlines()[-1])
+    assert f"{module}:{func}" == target
+
+
+def test_registry_every_registered_name_is_declared():
+    for info in pkgutil.walk_packages(spacy_imbalance.__path__, "spacy_imbalance."):
+        if info.name != "spacy_imbalance.__main__":
+            importlib.import_module(info.name)
+    from spacy.util import registry
+
+    declared = {(GROUPS[group], name) for group, name, _ in DECLARED}
+    registered = {
+        (reg_name, name)
+        for reg_name in set(GROUPS.values())
+        for name, func in getattr(registry, reg_name).get_all().items()
+        if getattr(func, "__module__", "").startswith("spacy_imbalance")
+    }
+    assert registered, "nothing of spacy_imbalance is registered"
+    assert registered == declared, f"registered but not declared: {registered - declared}; declared but not registered: {declared - registered}"
