@@ -4,6 +4,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -124,8 +125,6 @@ def format_report(report: Dict[str, Any]) -> Tuple[List[Tuple[Any, ...]], List[T
 
 
 def load_report(path: Union[str, Path]) -> Dict[str, Any]:
-    import srsly
-
     data = srsly.read_json(path)
     for key in ("macro", "micro", "per_type"):
         if key not in data:

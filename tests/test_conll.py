@@ -161,6 +161,9 @@ def test_conll_i_tag_after_o_or_other_type_starts_entity(tmp_path):
         (["O", "E-PER"], [(1, 2, "PER")], [1]),
         (["B-PER", "E-PER", "E-PER"], [(0, 2, "PER"), (2, 3, "PER")], [2]),
         (["B-PER", "E-PER", "I-PER"], [(0, 2, "PER"), (2, 3, "PER")], [2]),
+        # an E- that starts an entity also ends it at once
+        (["O", "E-PER", "I-PER"], [(1, 2, "PER"), (2, 3, "PER")], [1, 2]),
+        (["B-PER", "L-LOC", "O"], [(0, 1, "PER"), (1, 2, "LOC")], [1]),
         (["S-PER", "S-PER"], [(0, 1, "PER"), (1, 2, "PER")], []),
         (["B-LOC", "S-LOC", "O"], [(0, 1, "LOC"), (1, 2, "LOC")], []),
         (["U-LOC", "B-LOC", "I-LOC", "L-LOC"], [(0, 1, "LOC"), (1, 4, "LOC")], []),
@@ -250,21 +253,8 @@ def test_conll_extra_middle_columns(tmp_path):
         "Zürich",
         "naïve👍🏽",
         "日本",
-        pytest.param(
-            "a\u2028b",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: str.split() treats U+2028 as a column separator, "
-                "so the token is cut to 'a'",
-            ),
-        ),
-        pytest.param(
-            "a\u00a0b",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: str.split() treats NO-BREAK SPACE as a column separator",
-            ),
-        ),
+        "a\u2028b",
+        "a\u00a0b",
     ],
 )
 def test_conll_utf8_round_trip(tmp_path, token):
@@ -479,3 +469,27 @@ def test_conll_convert_cli_missing_input(tmp_path, kind):
 def test_conll_load_docs_missing(tmp_path):
     with pytest.raises(FileNotFoundError, match="No such corpus file"):
         load_docs(tmp_path / "nope.spacy")
+
+
+def test_conll_convert_cli_output_is_a_folder(tmp_path):
+    src = _write(tmp_path, "Paris\tB-LOC\n")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    result = CliRunner().invoke(app, ["convert", str(src), str(folder)])
+    assert result.exit_code == 1
+    assert "is a folder" in _plain(result.output) and list(folder.iterdir()) == []
+
+
+def test_conll_convert_cli_split_part_named_twice(tmp_path):
+    src = _write(tmp_path, "Paris\tB-LOC\n\nRome\tB-LOC\n")
+    result = CliRunner().invoke(app, ["convert", str(src), str(tmp_path / "out"), "--split", "train=0.5,train=0.5"])
+    assert result.exit_code != 0 and "named twice" in _plain(result.output)
+    assert not (tmp_path / "out").exists()
+
+
+def test_conll_split_sizes_survive_float_error():
+    from spacy_imbalance.readers.default_corpus import split_items
+
+    # 0.29 * 100 == 28.999999999999996 in floating point: the part must hold 29
+    parts = split_items(list(range(100)), {"a": 0.29, "b": 0.71}, seed=0)
+    assert (len(parts["a"]), len(parts["b"])) == (29, 71)

