@@ -17,7 +17,7 @@ setup() {
   # torch first and pinned: left to the resolver, `torch>=2.1` pulls a multi-GB CUDA build
   # shellcheck disable=SC2086
   "${pip[@]}" $TORCH
-  "${pip[@]}" -e ".[transformers,corpora,plots,test]"
+  "${pip[@]}" -e ".[transformers,corpora,minilm,plots,test]"
 }
 
 case "${1:-}" in

@@ -2,9 +2,11 @@
 
 Each run trains with `spacy train`, evaluates model-best on the test split with
 `spacy-imbalance evaluate`, and writes metrics/<corpus>/<config>-s<seed>.json.
-Finished runs are skipped (delete the metrics file or pass --force to redo),
-so an interrupted benchmark resumes where it stopped.
+A finished run is skipped when its metrics file records the same config
+(SHA-256 of the .cfg file) and step budget, so an interrupted benchmark resumes
+where it stopped and an edited config is trained again; --force redoes all.
 """
+import hashlib
 import subprocess
 import sys
 import time
@@ -13,6 +15,17 @@ from typing import List
 
 import srsly
 import typer
+
+
+def config_sha(root: Path, config: str) -> str:
+    return hashlib.sha256((root / "configs" / f"{config}.cfg").read_bytes()).hexdigest()
+
+
+def is_done(metrics: Path, sha: str, max_steps: int) -> bool:
+    if not metrics.exists():
+        return False
+    report = srsly.read_json(metrics)
+    return report.get("config_sha256") == sha and report.get("max_steps") == max_steps
 
 
 def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path) -> dict:
@@ -42,7 +55,16 @@ def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, ro
     ]
     subprocess.run(eval_cmd, check=True, stdout=subprocess.DEVNULL)
     report = srsly.read_json(metrics)
-    report.update({"corpus": corpus, "config": config, "seed": seed, "max_steps": max_steps, "train_seconds": train_seconds})
+    report.update(
+        {
+            "corpus": corpus,
+            "config": config,
+            "config_sha256": config_sha(root, config),
+            "seed": seed,
+            "max_steps": max_steps,
+            "train_seconds": train_seconds,
+        }
+    )
     srsly.write_json(metrics, report)
     return report
 
@@ -60,8 +82,8 @@ def main(
     for i, (corpus, config, seed) in enumerate(runs, start=1):
         metrics = root / "metrics" / corpus / f"{config}-s{seed}.json"
         label = f"[{i}/{len(runs)}] {corpus} {config} seed {seed}"
-        if metrics.exists() and not force:
-            print(f"{label}: done before, skipped ({metrics})", flush=True)
+        if not force and is_done(metrics, config_sha(root, config), max_steps):
+            print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
             continue
         print(f"{label}: training ...", flush=True)
         report = run_one(corpus, config, seed, max_steps, gpu_id, root)

@@ -36,6 +36,16 @@ def pipeline_target(nlp: Language, spans_key: Optional[str] = None) -> Optional[
     )
 
 
+def spans_allow_overlap(nlp: Language, spans_key: Optional[str]) -> bool:
+    """The ``allow_overlap`` setting of the component writing ``spans_key``,
+    so that evaluation aligns spans as that component's own scorer does."""
+    for _, pipe in nlp.pipeline:
+        cfg = getattr(pipe, "cfg", {})
+        if spans_key is not None and cfg.get("spans_key") == spans_key:
+            return bool(cfg.get("allow_overlap", True))
+    return True
+
+
 def predict_examples(nlp: Language, gold_docs: Sequence[Doc], *, batch_size: int = 128) -> Tuple[List[Example], float]:
     """Predict on copies of the gold tokens (no re-tokenisation).
 
@@ -53,10 +63,10 @@ def predict_examples(nlp: Language, gold_docs: Sequence[Doc], *, batch_size: int
     return examples, n_words / seconds if seconds > 0 else float("inf")
 
 
-def match_counts(examples: Iterable[Example], spans_key: Optional[str]) -> MatchCounts:
+def match_counts(examples: Iterable[Example], spans_key: Optional[str], *, allow_overlap: bool = True) -> MatchCounts:
     if spans_key is None:
         return ents_counts(examples)
-    return spans_counts(examples, spans_key, allow_overlap=True)
+    return spans_counts(examples, spans_key, allow_overlap=allow_overlap)
 
 
 def score_report(
@@ -100,7 +110,8 @@ def evaluate_pipeline(
 ) -> Dict[str, Any]:
     target = pipeline_target(nlp, spans_key)
     examples, words_per_second = predict_examples(nlp, gold_docs, batch_size=batch_size)
-    report = score_report(match_counts(examples, target), n_resamples=n_resamples, seed=seed)
+    counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target))
+    report = score_report(counts, n_resamples=n_resamples, seed=seed)
     report["target"] = "ents" if target is None else f"spans:{target}"
     report["words_per_second"] = words_per_second
     return report

@@ -6,7 +6,7 @@ from spacy.util import registry
 
 
 @registry.misc("spacy-imbalance.model_path.v1")
-def resolve_model_path_v1(name: str) -> str:
+def resolve_model_path_v1(*, name: str) -> str:
     """Turn ``name`` into what ``transformers.AutoModel.from_pretrained`` takes.
 
     name (str): an existing local folder, a Hugging Face model name, or the

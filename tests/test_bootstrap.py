@@ -66,7 +66,7 @@ def test_bootstrap_paired_against_itself_is_zero():
     result = paired_bootstrap(counts, counts, n_resamples=200, seed=1)
     for name in ("macro_f", "micro_f"):
         assert result[name]["delta"] == 0 and result[name]["low"] == 0 and result[name]["high"] == 0
-        assert result[name]["p_not_better"] == 1.0
+        assert result[name]["share_not_better"] == 1.0
 
 
 def test_bootstrap_paired_detects_a_better_system():
@@ -78,9 +78,9 @@ def test_bootstrap_paired_detects_a_better_system():
     assert result["macro_f"]["delta"] == pytest.approx(1 - MACRO[2])
     assert result["micro_f"]["delta"] == pytest.approx(1 - MICRO[2])
     assert result["macro_f"]["low"] > 0
-    assert result["macro_f"]["p_not_better"] < 0.01
+    assert result["macro_f"]["share_not_better"] < 0.01
     # and the other way round it is never better
-    assert paired_bootstrap(perfect, baseline, n_resamples=200, seed=0)["micro_f"]["p_not_better"] == 1.0
+    assert paired_bootstrap(perfect, baseline, n_resamples=200, seed=0)["micro_f"]["share_not_better"] == 1.0
 
 
 def test_bootstrap_paired_needs_the_same_test_set():

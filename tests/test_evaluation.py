@@ -100,7 +100,7 @@ def test_summarize_cli_rejects_other_json(tmp_path):
     other = tmp_path / "other.json"
     other.write_text("{}")
     result = runner.invoke(app, ["summarize", str(other)])
-    assert result.exit_code != 0 and "other.json" in str(result.exception or result.output)
+    assert result.exit_code == 1 and "other.json" in result.output.replace("\n", "")
 
 
 def test_evaluation_pipeline_target():
@@ -112,3 +112,36 @@ def test_evaluation_pipeline_target():
     assert pipeline_target(nlp, "other") == "other"
     nlp.add_pipe("ner")
     assert pipeline_target(nlp) is None
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_evaluation_cli_missing_model_is_a_clear_error(tmp_path, data, command):
+    missing = str(tmp_path / "no-such-model")
+    args = [command, missing, str(data)] if command == "evaluate" else [command, str(data), missing, missing]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "no-such-model" in result.output.replace("\n", "")
+
+
+def test_evaluation_cli_malformed_data_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.conll"
+    bad.write_text("Paris\tX-LOC\n")
+    result = runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, "a", RULES_A), str(bad)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "line 1" in result.output
+
+
+def test_summarize_cli_missing_file_is_a_clear_error(tmp_path):
+    result = runner.invoke(app, ["summarize", str(tmp_path / "gone.json")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "gone.json" in result.output.replace("\n", "")
+
+
+def test_evaluation_spancat_allow_overlap_read_from_component():
+    from spacy_imbalance.evaluation import spans_allow_overlap
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spancat_singlelabel", config={"spans_key": "sc", "allow_overlap": False})
+    assert spans_allow_overlap(nlp, "sc") is False
+    assert spans_allow_overlap(nlp, "other") is True

@@ -6,6 +6,7 @@ import json
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,8 +35,9 @@ def declared_entry_points():
     parser.read(ROOT / "setup.cfg")
     entries = []
     for group, lines in parser["options.entry_points"].items():
-        if group not in GROUPS:
+        if group == "console_scripts":
             continue
+        assert group in GROUPS, f"setup.cfg declares the entry-point group {group!r}, unknown to this test"
         for line in filter(None, (x.strip() for x in lines.splitlines())):
             name, _, target = (part.strip() for part in line.partition("="))
             entries.append((group, name, target))
@@ -78,3 +80,10 @@ def test_registry_every_registered_name_is_declared():
     }
     assert registered, "nothing of spacy_imbalance is registered"
     assert registered == declared, f"registered but not declared: {registered - declared}; declared but not registered: {declared - registered}"
+
+
+def test_registry_console_script_runs():
+    script = Path(sys.executable).parent / "spacy-imbalance"
+    out = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True)
+    for command in ("convert", "default-corpus", "stats", "evaluate", "compare", "summarize"):
+        assert command in out.stdout

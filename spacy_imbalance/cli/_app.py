@@ -1,6 +1,7 @@
-from typing import Dict
+from typing import Dict, NoReturn
 
 import typer
+from wasabi import msg
 
 app = typer.Typer(
     name="spacy-imbalance",
@@ -9,6 +10,12 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def fail(message: str) -> NoReturn:
+    """Print a clear message and exit with code 1, instead of a traceback."""
+    msg.fail(message)
+    raise typer.Exit(1)
 
 
 def parse_split(value: str) -> Dict[str, float]:

@@ -12,16 +12,11 @@ from ..readers.default_corpus import (
     default_corpus_path,
     split_items,
 )
-from ..readers.docs_io import copy_ents_to_spans, write_docbin
-from ._app import app, parse_split
+from ..readers.docs_io import copy_ents_to_spans, write_docbins
+from ._app import app, fail, parse_split
 from .stats import print_stats
 
 SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
-
-
-def _fail(message: str) -> None:
-    msg.fail(message)
-    raise typer.Exit(1)
 
 
 def convert_file(
@@ -34,10 +29,9 @@ def convert_file(
         copy_ents_to_spans(docs, spans_key)
     _print_report(input_path, report)
     parts = split_items(docs, split, seed) if split else {"": docs}
-    for name, part in parts.items():
-        path = output / f"{name}.spacy" if split else output
-        write_docbin(part, path)
-        msg.good(f"Wrote {len(part)} sentences to {path}")
+    paths = {(output / f"{name}.spacy" if split else output): part for name, part in parts.items()}
+    for path, n_docs in write_docbins(paths).items():
+        msg.good(f"Wrote {n_docs} sentences to {path}")
     return parts
 
 
@@ -64,16 +58,16 @@ def convert_cli(
 ) -> None:
     """Convert a CoNLL NER file into sentence-level Docs with doc.ents."""
     if not input_path.is_file():
-        _fail(f"No such input file: {input_path}")
+        fail(f"No such input file: {input_path}")
     parts = parse_split(split) if split else None
     if parts is None and output.is_dir():
-        _fail(f"{output} is a folder: give a .spacy file name, or --split to write one file per part")
+        fail(f"{output} is a folder: give a .spacy file name, or --split to write one file per part")
     if parts is not None and output.is_file():
-        _fail(f"With --split, {output} must be a folder, but it is a file")
+        fail(f"With --split, {output} must be a folder, but it is a file")
     try:
         convert_file(input_path, output, spans_key=spans_key, split=parts, seed=seed)
-    except (ConllFormatError, ValueError) as err:
-        _fail(str(err))
+    except (ConllFormatError, ValueError, OSError) as err:
+        fail(str(err))
 
 
 @app.command("default-corpus")
@@ -86,8 +80,11 @@ def default_corpus_cli(
     try:
         path = default_corpus_path()
     except (ModuleNotFoundError, FileNotFoundError) as err:
-        _fail(str(err))
-    parts = convert_file(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
+        fail(str(err))
+    try:
+        parts = convert_file(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
+    except (ConllFormatError, OSError) as err:
+        fail(str(err))
     for name, docs in parts.items():
         msg.divider(f"{name}")
         print_stats(docs)

@@ -7,10 +7,10 @@ import typer
 from spacy.util import load_model
 from wasabi import msg
 
-from ..evaluation import evaluate_pipeline, format_report, match_counts, pipeline_target, predict_examples
+from ..evaluation import evaluate_pipeline, format_report, match_counts, pipeline_target, predict_examples, spans_allow_overlap
 from ..readers.docs_io import load_docs
 from ..scorers.bootstrap import paired_bootstrap
-from ._app import app
+from ._app import app, fail
 
 
 def _setup(gpu_id: int) -> None:
@@ -40,9 +40,12 @@ def evaluate_cli(
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
     _setup(gpu_id)
-    nlp = load_model(model)
-    docs = load_docs(data_path)
-    report = evaluate_pipeline(nlp, docs, spans_key=spans_key, batch_size=batch_size, n_resamples=n_resamples, seed=seed)
+    try:
+        nlp = load_model(model)
+        docs = load_docs(data_path)
+        report = evaluate_pipeline(nlp, docs, spans_key=spans_key, batch_size=batch_size, n_resamples=n_resamples, seed=seed)
+    except (OSError, ValueError) as err:
+        fail(str(err))
     report.update({"name": name or str(model), "model": str(model), "data": str(data_path)})
     print_report(report, f"{report['name']} on {data_path} ({report['target']})")
     if output is not None:
@@ -64,24 +67,27 @@ def compare_cli(
 ) -> None:
     """Paired bootstrap: how much each pipeline beats the first, with intervals."""
     if len(models) < 2:
-        msg.fail("compare needs at least two pipelines: a baseline and one to compare")
-        raise typer.Exit(1)
+        fail("compare needs at least two pipelines: a baseline and one to compare")
     _setup(gpu_id)
-    docs = load_docs(data_path)
     counts = []
-    for model in models:
-        nlp = load_model(model)
-        examples, _ = predict_examples(nlp, docs, batch_size=batch_size)
-        counts.append(match_counts(examples, pipeline_target(nlp, spans_key)))
+    try:
+        docs = load_docs(data_path)
+        for model in models:
+            nlp = load_model(model)
+            target = pipeline_target(nlp, spans_key)
+            examples, _ = predict_examples(nlp, docs, batch_size=batch_size)
+            counts.append(match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target)))
+    except (OSError, ValueError) as err:
+        fail(str(err))
     rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": {}}
     for model, system in zip(models[1:], counts[1:]):
         diff = paired_bootstrap(counts[0], system, n_resamples=n_resamples, seed=seed)
         result["systems"][model] = diff
         for avg in ("macro_f", "micro_f"):
             d = diff[avg]
-            rows.append((model, avg, f"{100 * d['delta']:+.1f}", f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]", f"{d['p_not_better']:.3f}"))
+            rows.append((model, avg, f"{100 * d['delta']:+.1f}", f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]", f"{d['share_not_better']:.3f}"))
     msg.divider(f"Paired bootstrap against {models[0]} ({n_resamples} resamples of {len(docs)} sentences)")
-    msg.table(rows, header=("pipeline", "score", "delta", "95% CI", "p(not better)"), aligns=("l", "l", "r", "r", "r"))
+    msg.table(rows, header=("pipeline", "score", "delta", "95% CI", "resamples not better"), aligns=("l", "l", "r", "r", "r"))
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         srsly.write_json(output, result)

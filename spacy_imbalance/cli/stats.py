@@ -9,7 +9,7 @@ from wasabi import msg
 from ..readers.conll import ConllFormatError
 from ..readers.docs_io import load_docs
 from ..stats import corpus_stats
-from ._app import app
+from ._app import app, fail
 
 
 def print_stats(docs: Iterable[Doc], spans_key: Optional[str] = None) -> None:
@@ -42,9 +42,8 @@ def stats_cli(
     """Imbalance statistics: entity token share, type frequencies, rareness."""
     try:
         docs = load_docs(path)
-    except (FileNotFoundError, IsADirectoryError, ConllFormatError, ValueError) as err:
-        msg.fail(str(err))
-        raise typer.Exit(1)
+    except (OSError, ConllFormatError, ValueError) as err:
+        fail(str(err))
     if as_json:
         print(srsly.json_dumps(corpus_stats(docs, spans_key=spans_key).to_dict(), indent=2))
     else:

@@ -8,7 +8,7 @@ import typer
 from wasabi import msg
 
 from ..evaluation import load_report
-from ._app import app
+from ._app import app, fail
 
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -78,10 +78,10 @@ def summarize_cli(
     title: str = typer.Option("Per-type F1", "--title"),
 ) -> None:
     """Mean ± std of macro/micro scores over runs (seeds) with the same name."""
-    if not paths:
-        msg.fail("summarize: no metrics files given")
-        raise typer.Exit(1)
-    summary = summarize_reports([load_report(p) for p in sorted(paths)])
+    try:
+        summary = summarize_reports([load_report(p) for p in sorted(paths)])
+    except (OSError, ValueError) as err:
+        fail(str(err))
     table = markdown_table(summary)
     print(table)
     if output is not None:

@@ -2,7 +2,7 @@
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterable, List, Optional, Union
+from typing import Dict, Iterable, List, Optional, Union
 
 from spacy.tokens import Doc, DocBin, SpanGroup
 from spacy.vocab import Vocab
@@ -30,17 +30,29 @@ def copy_ents_to_spans(docs: Iterable[Doc], spans_key: str) -> None:
         doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=list(doc.ents))
 
 
+def write_docbins(parts: Dict[Path, Iterable[Doc]]) -> Dict[Path, int]:
+    """Write several .spacy files all or nothing: every file goes to a temporary
+    name first and is renamed only once all of them are written."""
+    temps: Dict[Path, str] = {}
+    sizes: Dict[Path, int] = {}
+    try:
+        for path, docs in parts.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            docbin = DocBin(docs=docs, store_user_data=False)
+            fd, temps[path] = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            os.close(fd)
+            docbin.to_disk(temps[path])
+            sizes[path] = len(docbin)
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
+    finally:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return sizes
+
+
 def write_docbin(docs: Iterable[Doc], path: Union[str, Path]) -> int:
     """Write Docs to ``path`` atomically: a failure leaves no partial file."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    docbin = DocBin(docs=docs, store_user_data=False)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        docbin.to_disk(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return len(docbin)
+    return write_docbins({path: docs})[path]

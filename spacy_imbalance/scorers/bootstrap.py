@@ -66,8 +66,10 @@ def paired_bootstrap(
     """Distribution of ``score(system) - score(baseline)`` over shared resamples.
 
     RETURNS: per score name, the observed difference ``delta``, its interval
-        ``low``/``high``, and ``p_not_better``: the share of resamples in which
-        the system does not beat the baseline (a one-sided bootstrap p-value).
+        ``low``/``high``, and ``share_not_better``: the share of resamples in
+        which the system does not beat the baseline (Koehn 2004's paired
+        bootstrap). The interval is the evidence to read: a win needs ``low > 0``,
+        and, across training seeds, a consistent sign.
     """
     if baseline.table.shape[0] != system.table.shape[0]:
         raise ValueError(
@@ -86,6 +88,6 @@ def paired_bootstrap(
             "delta": float(observed_b[name] - observed_a[name]),
             "low": low,
             "high": high,
-            "p_not_better": float((diff <= 0).mean()),
+            "share_not_better": float((diff <= 0).mean()),
         }
     return result

@@ -37,10 +37,10 @@ def spans_macro_score(
 
 
 @registry.scorers("spacy-imbalance.ents_macro_scorer.v1")
-def make_ents_macro_scorer() -> Callable[..., Dict[str, Any]]:
+def make_ents_macro_scorer_v1() -> Callable[..., Dict[str, Any]]:
     return ents_macro_score
 
 
 @registry.scorers("spacy-imbalance.spans_macro_scorer.v1")
-def make_spans_macro_scorer() -> Callable[..., Dict[str, Any]]:
+def make_spans_macro_scorer_v1() -> Callable[..., Dict[str, Any]]:
     return spans_macro_score
