@@ -2,8 +2,9 @@
 # The two entry points of this repository, each from a fresh machine with Python 3.11 and pip:
 #   bash run.sh demo   # virtual env + install, then the demo workflow on the embedded corpus
 #   bash run.sh test   # virtual env + install, then the test suite
-# Settings: PYTHON (default python3), VENV (default .venv),
-#           TORCH (default torch==2.13.0; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124")
+# Settings: PYTHON (default python3), VENV (default .venv), and
+#           TORCH, the torch requirement installed first (default torch==2.13.0, a local CPU build on
+#           this project's machines; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu")
 set -euo pipefail
 cd "$(dirname "$0")"
 
