@@ -18,6 +18,8 @@ def test_project_demo_workflow(tmp_path):
     shutil.copy(ROOT / "project.yml", project)
     shutil.copytree(ROOT / "configs", project / "configs")
     shutil.copytree(ROOT / "scripts", project / "scripts")
+    # commands depend on the package sources (a change re-runs them), as in the repository root
+    (project / "spacy_imbalance").symlink_to(ROOT / "spacy_imbalance", target_is_directory=True)
     env = dict(os.environ, SPACY_CONFIG_OVERRIDES="--training.max_steps=6 --training.eval_frequency=3")
     result = subprocess.run(
         [sys.executable, "-m", "spacy", "project", "run", "demo", str(project)],
