@@ -1,0 +1,84 @@
+"""The ResampledCorpus reader yields each sentence f_s times."""
+import logging
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Config
+
+from spacy_imbalance.readers.docs_io import write_docbin
+from spacy_imbalance.readers.resampled import create_resampled_corpus_reader_v1
+
+from .test_resampling import EXPECTED, make_docs
+
+
+@pytest.fixture
+def corpus_path(tmp_path):
+    path = tmp_path / "train.spacy"
+    write_docbin(make_docs(), path)
+    return path
+
+
+@pytest.mark.parametrize("method", list(EXPECTED))
+def test_resampled_corpus_yields_each_sentence_f_times(corpus_path, method):
+    nlp = spacy.blank("en")
+    reader = create_resampled_corpus_reader_v1(corpus_path, method=method)
+    texts = [eg.reference.text for eg in reader(nlp)]
+    assert len(texts) == sum(EXPECTED[method])
+    originals = [doc.text for doc in make_docs()]
+    assert [texts.count(text) for text in originals] == EXPECTED[method]
+    assert [eg.reference.text for eg in reader(nlp)] == texts  # the same on the next epoch
+
+
+def test_resampled_corpus_splits_sentences(tmp_path):
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words=["Ann", "sings", ".", "It", "rains", "."], sent_starts=[True, False, False, True, False, False], ents=["B-PER", "O", "O", "O", "O", "O"])
+    write_docbin([doc], tmp_path / "two.spacy")
+    reader = create_resampled_corpus_reader_v1(tmp_path / "two.spacy", method="sC")
+    # sentence 1 has one PER token: f = 2; sentence 2 none: f = 1
+    assert [eg.reference.text.strip() for eg in reader(nlp)] == ["Ann sings .", "Ann sings .", "It rains ."]
+
+
+def test_resampled_corpus_wraps_another_reader(corpus_path):
+    nlp = spacy.blank("en")
+    inner = registry.readers.get("spacy.Corpus.v1")(path=corpus_path, limit=2, gold_preproc=False)
+    reader = create_resampled_corpus_reader_v1(corpus=inner, method="sC")
+    # the first two sentences only: f = 3 and 1
+    assert len(list(reader(nlp))) == 4
+
+
+def test_resampled_corpus_logs_the_size_increase_once(corpus_path, caplog):
+    nlp = spacy.blank("en")
+    reader = create_resampled_corpus_reader_v1(corpus_path, method="sCRD")
+    with caplog.at_level(logging.INFO, logger="spacy_imbalance"):
+        list(reader(nlp))
+        list(reader(nlp))
+    messages = [r.getMessage() for r in caplog.records if "ResampledCorpus" in r.getMessage()]
+    assert messages == ["ResampledCorpus: sCRD, 4 sentences in, 14 out (size x3.50)"]
+
+
+def test_resampled_corpus_needs_path_or_corpus(corpus_path):
+    with pytest.raises(ValueError, match="exactly one of"):
+        create_resampled_corpus_reader_v1(method="sC")
+    with pytest.raises(ValueError, match="exactly one of"):
+        create_resampled_corpus_reader_v1(corpus_path, corpus=lambda nlp: [], method="sC")
+
+
+def test_resampled_corpus_missing_path_names_it(tmp_path):
+    reader = create_resampled_corpus_reader_v1(tmp_path / "nope.spacy", method="sC")
+    with pytest.raises(Exception, match="nope.spacy"):
+        list(reader(spacy.blank("en")))
+
+
+def test_resampled_corpus_config_rejects_unknown_method(corpus_path):
+    config = Config().from_str(
+        f"""
+        [corpus]
+        @readers = "spacy-imbalance.ResampledCorpus.v1"
+        path = "{corpus_path}"
+        method = "sCX"
+        """
+    )
+    with pytest.raises(Exception, match="method"):
+        registry.resolve(config)
