@@ -69,6 +69,20 @@ def match_counts(examples: Iterable[Example], spans_key: Optional[str], *, allow
     return spans_counts(examples, spans_key, allow_overlap=allow_overlap)
 
 
+def pipeline_counts(
+    nlp: Language, gold_docs: Sequence[Doc], *, spans_key: Optional[str] = None, batch_size: int = 128
+) -> Tuple[MatchCounts, Optional[str], float]:
+    """Predict and count matches on what the pipeline predicts.
+
+    RETURNS: the counts, the spans key scored (None for doc.ents) and the
+        words per second of prediction.
+    """
+    target = pipeline_target(nlp, spans_key)
+    examples, words_per_second = predict_examples(nlp, gold_docs, batch_size=batch_size)
+    counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target))
+    return counts, target, words_per_second
+
+
 def score_report(
     counts: MatchCounts, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
 ) -> Dict[str, Any]:
@@ -108,9 +122,7 @@ def evaluate_pipeline(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> Dict[str, Any]:
-    target = pipeline_target(nlp, spans_key)
-    examples, words_per_second = predict_examples(nlp, gold_docs, batch_size=batch_size)
-    counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target))
+    counts, target, words_per_second = pipeline_counts(nlp, gold_docs, spans_key=spans_key, batch_size=batch_size)
     report = score_report(counts, n_resamples=n_resamples, seed=seed)
     report["target"] = "ents" if target is None else f"spans:{target}"
     report["words_per_second"] = words_per_second

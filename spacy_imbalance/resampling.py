@@ -91,7 +91,6 @@ def sentence_weights(
     """
     if method not in METHODS:
         raise ValueError(f"Unknown resampling method {method!r}; choose one of {', '.join(METHODS)}")
-    docs = list(docs)
     sentences = list(sentence_type_counts(docs, count=count, spans_key=spans_key))
     if rareness is None and method in ("sCR", "sCRD", "nsCRD"):
         rareness = _rareness_from(sentences)

@@ -7,7 +7,7 @@ import typer
 from spacy.util import load_model
 from wasabi import msg
 
-from ..evaluation import evaluate_pipeline, format_report, match_counts, pipeline_target, predict_examples, spans_allow_overlap
+from ..evaluation import evaluate_pipeline, format_report, pipeline_counts
 from ..readers.docs_io import load_docs
 from ..scorers.bootstrap import paired_bootstrap
 from ._app import app, fail
@@ -73,10 +73,8 @@ def compare_cli(
     try:
         docs = load_docs(data_path)
         for model in models:
-            nlp = load_model(model)
-            target = pipeline_target(nlp, spans_key)
-            examples, _ = predict_examples(nlp, docs, batch_size=batch_size)
-            counts.append(match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target)))
+            system_counts, _, _ = pipeline_counts(load_model(model), docs, spans_key=spans_key, batch_size=batch_size)
+            counts.append(system_counts)
     except (OSError, ValueError) as err:
         fail(str(err))
     rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": {}}
