@@ -13,6 +13,7 @@ training set:
 - ``none``:  f_s = 1
 """
 import math
+import warnings
 from collections import Counter
 from typing import Dict, Iterable, Iterator, List, Literal, Optional, Tuple
 
@@ -92,6 +93,13 @@ def sentence_weights(
     if method not in METHODS:
         raise ValueError(f"Unknown resampling method {method!r}; choose one of {', '.join(METHODS)}")
     sentences = list(sentence_type_counts(docs, count=count, spans_key=spans_key))
+    if method != "none" and not any(counts for counts, _ in sentences):
+        source = f"doc.spans[{spans_key!r}]" if spans_key is not None else "doc.ents"
+        warnings.warn(
+            f"Resampling with {method!r}: none of the {len(sentences)} sentences has an entity in "
+            f"{source}, so every sentence keeps weight 1 (the corpus is not resampled)",
+            stacklevel=2,
+        )
     if rareness is None and method in ("sCR", "sCRD", "nsCRD"):
         rareness = _rareness_from(sentences)
     r = rareness or {}

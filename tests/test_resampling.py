@@ -96,8 +96,10 @@ def test_resampling_no_entities_anywhere_gives_ones():
     vocab = Vocab()
     docs = [Doc(vocab, words=["a", "b"]), Doc(vocab, words=[])]
     assert rareness(docs) == {}
-    for method in METHODS:
-        assert sentence_weights(docs, method) == [1, 1]
+    assert sentence_weights(docs, "none") == [1, 1]
+    for method in METHODS[1:]:
+        with pytest.warns(UserWarning, match=f"Resampling with '{method}': none of the 2 sentences has an entity"):
+            assert sentence_weights(docs, method) == [1, 1]
 
 
 def test_resampling_unknown_method_lists_the_valid_ones():

@@ -1,19 +1,16 @@
 """``spacy-imbalance.ResampledCorpus.v1``: a training corpus in which every
 sentence is repeated f_s times (sentence-level resampling, see
 ``spacy_imbalance.resampling``)."""
-import logging
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional
+from typing import Callable, Iterator, Optional
 
 from spacy.language import Language
-from spacy.training import Corpus, Example
+from spacy.training import Example
 from spacy.util import registry
+from wasabi import msg
 
 from ..resampling import CountUnit, Method, sentence_weights
-
-logger = logging.getLogger("spacy_imbalance")
-
-ReaderT = Callable[[Language], Iterable[Example]]
+from ._source import ReaderT, sentence_examples, source_corpus
 
 
 class ResampledCorpus:
@@ -39,30 +36,23 @@ class ResampledCorpus:
         self._logged = False
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
-        sentences = self._sentences(nlp)
+        sentences = sentence_examples(self.corpus, nlp)
         weights = sentence_weights(
             [eg.reference for eg in sentences], self.method, count=self.count, spans_key=self.spans_key
         )
         if not self._logged:
             total = sum(weights)
             factor = total / len(weights) if weights else 1.0
-            logger.info(
-                "ResampledCorpus: %s, %d sentences in, %d out (size x%.2f)",
-                self.method, len(weights), total, factor,
+            # printed, not logged: `spacy train` shows the spacy logger's INFO only with -V,
+            # and the size factor (paper Table 6) is what a user wants to see before training
+            msg.info(
+                f"ResampledCorpus: {self.method}, {len(weights):,} sentences in, "
+                f"{total:,} out (size x{factor:.2f})"
             )
             self._logged = True
         for eg, weight in zip(sentences, weights):
             for _ in range(weight):
                 yield eg
-
-    def _sentences(self, nlp: Language) -> List[Example]:
-        sentences: List[Example] = []
-        for eg in self.corpus(nlp):
-            if len(eg.reference) and eg.reference.has_annotation("SENT_START"):
-                sentences.extend(eg.split_sents())
-            else:
-                sentences.append(eg)
-        return sentences
 
 
 @registry.readers("spacy-imbalance.ResampledCorpus.v1")
@@ -87,11 +77,8 @@ def create_resampled_corpus_reader_v1(
     corpus (Optional[Callable]): another reader to resample instead of ``path``.
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     """
-    if (path is None) == (corpus is None):
-        raise ValueError(
-            "spacy-imbalance.ResampledCorpus.v1: give exactly one of `path` (a .spacy file) "
-            "or `corpus` (another reader)"
-        )
-    if corpus is None:
-        corpus = Corpus(path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter)
-    return ResampledCorpus(corpus, method=method, count=count, spans_key=spans_key)
+    source = source_corpus(
+        "spacy-imbalance.ResampledCorpus.v1", path, corpus,
+        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+    )
+    return ResampledCorpus(source, method=method, count=count, spans_key=spans_key)

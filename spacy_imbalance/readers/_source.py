@@ -1,0 +1,62 @@
+"""What the corpus readers of this package share: each reads a .spacy path
+like ``spacy.Corpus.v1`` or wraps another reader (so they nest in a config),
+works sentence by sentence, and turns edited gold Docs back into Examples."""
+from pathlib import Path
+from typing import Callable, Iterable, List, Optional
+
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Corpus, Example
+
+ReaderT = Callable[[Language], Iterable[Example]]
+
+
+def source_corpus(
+    name: str,
+    path: Optional[Path],
+    corpus: Optional[ReaderT],
+    *,
+    gold_preproc: bool = False,
+    max_length: int = 0,
+    limit: int = 0,
+    augmenter: Optional[Callable] = None,
+) -> ReaderT:
+    """The reader to draw examples from: ``spacy.Corpus`` over ``path``, or
+    ``corpus`` itself. Exactly one of the two must be given."""
+    if (path is None) == (corpus is None):
+        raise ValueError(
+            f"{name}: give exactly one of `path` (a .spacy file or folder) or `corpus` (another reader)"
+        )
+    if corpus is not None:
+        return corpus
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{name}: no such corpus path: {path}")
+    return Corpus(path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter)
+
+
+def sentence_examples(corpus: ReaderT, nlp: Language) -> List[Example]:
+    """All examples of a reader, split into sentences where boundaries are set."""
+    sentences: List[Example] = []
+    for eg in corpus(nlp):
+        if len(eg.reference) and eg.reference.has_annotation("SENT_START"):
+            sentences.extend(eg.split_sents())
+        else:
+            sentences.append(eg)
+    return sentences
+
+
+def is_gold_tokenized(eg: Example) -> bool:
+    return [t.text for t in eg.predicted] == [t.text for t in eg.reference]
+
+
+def example_like(nlp: Language, source: Example, reference: Doc) -> Example:
+    """An Example for an edited reference doc, tokenised the way ``source``
+    was: with the gold tokens when its predicted doc had them (gold_preproc),
+    else by the pipeline's tokenizer."""
+    if is_gold_tokenized(source):
+        words = [t.text for t in reference]
+        spaces = [bool(t.whitespace_) for t in reference]
+        predicted = Doc(nlp.vocab, words=words, spaces=spaces)
+    else:
+        predicted = nlp.make_doc(reference.text)
+    return Example(predicted, reference)
