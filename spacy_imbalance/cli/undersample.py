@@ -1,0 +1,32 @@
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from spacy.tokens import Doc
+from wasabi import msg
+
+from ..undersampling import undersample_docs
+from ._app import app, fail
+from .transform import transform_file
+
+
+@app.command("undersample")
+def undersample_cli(
+    input_path: Path = typer.Argument(..., help="A .spacy or CoNLL training file"),
+    output: Path = typer.Argument(..., help="The .spacy file to write"),
+    ratio: float = typer.Option(3.0, "--ratio", "-r", help="Kept tokens per entity token (R = 3 in Akkasi et al. 2018)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),
+) -> None:
+    """Balanced undersampling: keep entity tokens and a window around them
+    (ratio x entity tokens), drop sentences without entities."""
+    if ratio < 1:
+        fail(f"--ratio must be >= 1 (kept tokens per entity token), got {ratio}")
+
+    def undersample(docs: List[Doc]) -> List[Doc]:
+        out, lost = undersample_docs(docs, ratio, spans_key=spans_key)
+        msg.info(f"{len(docs) - len(out):,} of {len(docs):,} sentences had no entity and were dropped")
+        if lost:
+            msg.warn(f"{lost:,} spans of span groups other than the gold lost tokens and were left out")
+        return out
+
+    transform_file(input_path, output, undersample, spans_key=spans_key)
