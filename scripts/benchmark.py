@@ -1,31 +1,65 @@
 """Train and evaluate configs x corpora x seeds, then summarise (mean ± std).
 
 Each run trains with `spacy train`, evaluates model-best on the test split with
-`spacy-imbalance evaluate`, and writes metrics/<corpus>/<config>-s<seed>.json.
-A finished run is skipped when its metrics file records the same config
-(SHA-256 of the .cfg file) and step budget, so an interrupted benchmark resumes
-where it stopped and an edited config is trained again; --force redoes all.
+`spacy-imbalance evaluate`, and writes metrics/<corpus>/<config>-s<seed>.json,
+which also records the size of the training set the config's train reader
+yields (size factor = examples / sentences of the plain corpus). A finished run
+is skipped when its metrics file records the same config (SHA-256 of the .cfg
+file) and step budget, so an interrupted benchmark resumes where it stopped and
+an edited config is trained again; --force redoes all.
+
+With --baseline, every other config is compared with it by a paired bootstrap
+of the mean macro/micro-F1 difference over the seeds (same seeds paired, same
+resampled test sentences), written next to the summary.
 """
 import hashlib
+import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Optional, Tuple
 
+import spacy
 import srsly
 import typer
+from spacy.util import load_config, registry
+
+from spacy_imbalance.readers._source import sentence_examples
+from spacy_imbalance.scorers.bootstrap import paired_bootstrap_runs
+from spacy_imbalance.scorers.counts import MatchCounts
 
 
 def config_sha(root: Path, config: str) -> str:
     return hashlib.sha256((root / "configs" / f"{config}.cfg").read_bytes()).hexdigest()
 
 
-def is_done(metrics: Path, sha: str, max_steps: int) -> bool:
+def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool) -> bool:
+    """Whether a run's metrics are there for this config and budget (and hold
+    the per-sentence counts when a paired comparison will need them)."""
     if not metrics.exists():
         return False
     report = srsly.read_json(metrics)
-    return report.get("config_sha256") == sha and report.get("max_steps") == max_steps
+    fresh = report.get("config_sha256") == sha and report.get("max_steps") == max_steps
+    return fresh and ("counts" in report or not need_counts)
+
+
+def train_set_size(root: Path, config: str, corpus: str, seed: int) -> Dict[str, float]:
+    """How many examples the config's train reader yields per epoch, against
+    the sentences of the plain corpus (paper Table 6's size increase factor)."""
+    train = root / "corpus" / corpus / "train.spacy"
+    cfg = load_config(
+        root / "configs" / f"{config}.cfg",
+        overrides={"paths.train": str(train), "paths.dev": str(train), "system.seed": seed},
+        interpolate=True,
+    )
+    nlp = spacy.blank(cfg["nlp"]["lang"])
+    reader = registry.resolve({"train": cfg["corpora"]["train"]})["train"]
+    plain = registry.resolve({"c": {"@readers": "spacy.Corpus.v1", "path": str(train), "gold_preproc": True}})["c"]
+    n_examples = sum(1 for _ in reader(nlp))
+    n_sentences = len(sentence_examples(plain, nlp))
+    return {"train_examples": n_examples, "train_sentences": n_sentences, "size_factor": n_examples / n_sentences}
 
 
 def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path) -> dict:
@@ -43,17 +77,19 @@ def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, ro
         "--training.max_steps", str(max_steps),
         "--gpu-id", str(gpu_id),
     ]
+    # one thread per run: parallel runs share the cores instead of fighting over them
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     start = time.perf_counter()
     with log.open("w", encoding="utf8") as out:
-        code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT)
+        code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
     train_seconds = time.perf_counter() - start
     if code != 0:
-        raise SystemExit(f"Training failed ({code}); see {log}")
+        raise SystemExit(f"Training {corpus} {config} seed {seed} failed ({code}); see {log}")
     eval_cmd = [
         sys.executable, "-m", "spacy_imbalance", "evaluate", str(train_dir / "model-best"),
         str(data / "test.spacy"), "--output", str(metrics), "--name", config, "--gpu-id", str(gpu_id),
     ]
-    subprocess.run(eval_cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(eval_cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     report = srsly.read_json(metrics)
     report.update(
         {
@@ -62,11 +98,44 @@ def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, ro
             "config_sha256": config_sha(root, config),
             "seed": seed,
             "max_steps": max_steps,
+            "gpu_id": gpu_id,
             "train_seconds": train_seconds,
+            **train_set_size(root, config, corpus, seed),
         }
     )
     srsly.write_json(metrics, report)
     return report
+
+
+def compare_with_baseline(root: Path, corpus: str, configs: List[str], seeds: List[int], baseline: str) -> Tuple[dict, str]:
+    """Paired bootstrap of each config against ``baseline``, seeds paired."""
+
+    def counts(config: str) -> List[MatchCounts]:
+        return [
+            MatchCounts.from_sparse(srsly.read_json(root / "metrics" / corpus / f"{config}-s{s}.json")["counts"])
+            for s in seeds
+        ]
+
+    base = counts(baseline)
+    result = {"baseline": baseline, "seeds": seeds, "n_resamples": 1000, "systems": {}}
+    lines = [
+        f"Paired bootstrap against `{baseline}` (mean difference over seeds {', '.join(map(str, seeds))}, "
+        "1,000 resamples of the test sentences; in points):",
+        "",
+        "| system | Δ macro-F1 | 95 % CI | Δ micro-F1 | 95 % CI | resamples not better (macro) |",
+        "| --- | --: | --: | --: | --: | --: |",
+    ]
+    for config in configs:
+        if config == baseline:
+            continue
+        diff = paired_bootstrap_runs(base, counts(config), n_resamples=1000, seed=0)
+        result["systems"][config] = diff
+        ma, mi = diff["macro_f"], diff["micro_f"]
+        lines.append(
+            f"| {config} | {100 * ma['delta']:+.1f} | [{100 * ma['low']:+.1f}, {100 * ma['high']:+.1f}] "
+            f"| {100 * mi['delta']:+.1f} | [{100 * mi['low']:+.1f}, {100 * mi['high']:+.1f}] | {ma['share_not_better']:.3f} |"
+        )
+    return result, "\n".join(lines) + "\n"
 
 
 def main(
@@ -75,32 +144,51 @@ def main(
     seeds: List[int] = typer.Option([0, 1, 2], "--seed"),
     max_steps: int = typer.Option(2000, "--max-steps", help="Training steps per run (bounded for a 2-core machine)"),
     gpu_id: int = typer.Option(-1, "--gpu-id"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Runs trained at the same time (one thread each)"),
+    summary: str = typer.Option("summary", "--summary", help="Name of the summary files in metrics/<corpus>/"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Config to compare the others with (paired bootstrap)"),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
 ) -> None:
+    if baseline is not None and baseline not in configs:
+        raise typer.BadParameter(f"--baseline {baseline!r} is not one of the --config values {configs}")
     runs = [(c, cfg, s) for c in corpora for cfg in configs for s in seeds]
+    todo = []
     for i, (corpus, config, seed) in enumerate(runs, start=1):
         metrics = root / "metrics" / corpus / f"{config}-s{seed}.json"
         label = f"[{i}/{len(runs)}] {corpus} {config} seed {seed}"
-        if not force and is_done(metrics, config_sha(root, config), max_steps):
+        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None):
             print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
-            continue
+        else:
+            todo.append((label, corpus, config, seed))
+
+    def work(item: Tuple[str, str, str, int]) -> None:
+        label, corpus, config, seed = item
         print(f"{label}: training ...", flush=True)
         report = run_one(corpus, config, seed, max_steps, gpu_id, root)
         print(
-            f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f} "
-            f"({report['train_seconds']:.0f} s)",
+            f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
+            f"size x{report['size_factor']:.2f} ({report['train_seconds']:.0f} s)",
             flush=True,
         )
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(work, todo))
     for corpus in corpora:
         files = [str(root / "metrics" / corpus / f"{cfg}-s{s}.json") for cfg in configs for s in seeds]
-        out = root / "metrics" / corpus / "summary.md"
-        plot = root / "metrics" / corpus / "per_type_f1.png"
+        out = root / "metrics" / corpus / f"{summary}.md"
+        plot = root / "metrics" / corpus / ("per_type_f1.png" if summary == "summary" else f"{summary}_per_type_f1.png")
         subprocess.run(
             [sys.executable, "-m", "spacy_imbalance", "summarize", *files, "--output", str(out),
              "--plot", str(plot), "--title", f"Per-type F1 on {corpus} test (mean of {len(seeds)} seeds)"],
             check=True,
         )
+        if baseline is not None:
+            result, table = compare_with_baseline(root, corpus, configs, seeds, baseline)
+            srsly.write_json(out.with_name(f"{summary}-paired.json"), result)
+            with out.open("a", encoding="utf8") as f:
+                f.write("\n" + table)
+            print(table)
 
 
 if __name__ == "__main__":

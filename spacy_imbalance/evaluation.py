@@ -110,6 +110,7 @@ def score_report(
         "ci": {name: list(bounds) for name, bounds in ci.items()},
         "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level},
         "n_docs": int(counts.table.shape[0]),
+        "counts": counts.to_sparse(),
     }
 
 

@@ -8,10 +8,11 @@ from spacy_imbalance.scorers.bootstrap import (
     bootstrap_intervals,
     interval,
     paired_bootstrap,
+    paired_bootstrap_runs,
     resample_weights,
     resampled_scores,
 )
-from spacy_imbalance.scorers.counts import ents_counts
+from spacy_imbalance.scorers.counts import MatchCounts, ents_counts
 
 from .test_scorers import CASES, MACRO, MICRO, _doc
 
@@ -91,3 +92,33 @@ def test_bootstrap_paired_needs_the_same_test_set():
 def test_bootstrap_rejects_empty_test_set():
     with pytest.raises(ValueError, match="no examples"):
         resample_weights(0, 10, seed=0)
+
+
+def test_bootstrap_paired_runs_average_the_seed_differences():
+    baseline = counts_for(CASES, repeat=5)
+    perfect = counts_for(CASES, perfect=True, repeat=5)
+    # two seeds: one perfect, one equal to the baseline -> mean delta is half the gap
+    result = paired_bootstrap_runs([baseline, baseline], [perfect, baseline], n_resamples=300, seed=0)
+    single = paired_bootstrap(baseline, perfect, n_resamples=300, seed=0)
+    for name in ("macro_f", "micro_f"):
+        assert result[name]["delta"] == pytest.approx(single[name]["delta"] / 2)
+        # the same resamples: every resampled difference is halved, so are the percentiles
+        assert result[name]["low"] == pytest.approx(single[name]["low"] / 2)
+        assert result[name]["high"] == pytest.approx(single[name]["high"] / 2)
+
+
+def test_bootstrap_paired_runs_need_matching_runs():
+    counts = counts_for(CASES)
+    with pytest.raises(ValueError, match="as many system runs as baseline runs"):
+        paired_bootstrap_runs([counts, counts], [counts])
+    with pytest.raises(ValueError, match="different test sets"):
+        paired_bootstrap_runs([counts], [counts_for(CASES, repeat=2)])
+
+
+def test_bootstrap_counts_sparse_round_trip():
+    counts = counts_for(CASES, repeat=3)
+    data = counts.to_sparse()
+    assert len(data["rows"]) == int(counts.table.any(axis=2).sum())
+    back = MatchCounts.from_sparse(data)
+    assert back.labels == counts.labels
+    numpy.testing.assert_array_equal(back.table, counts.table)

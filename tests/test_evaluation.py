@@ -96,6 +96,23 @@ def test_summarize_cli_mean_std_and_plot(tmp_path, data):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_summarize_shows_the_size_factor_when_recorded():
+    from spacy_imbalance.cli.summarize import markdown_table, summarize_reports
+
+    def run(f, size=None):
+        report = {"name": "sCR", "macro": {"p": f, "r": f, "f": f}, "micro": {"p": f, "r": f, "f": f}, "per_type": {}}
+        if size is not None:
+            report["size_factor"] = size
+        return report
+
+    summary = summarize_reports([run(0.2, 2.0), run(0.4, 3.0)])
+    assert summary["sCR"]["size_factor"] == pytest.approx(2.5)
+    table = markdown_table(summary)
+    assert "| size factor |" in table and "| sCR | 2 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 2.50 |" in table
+    # one run without it: no column rather than a misleading mean
+    assert "size factor" not in markdown_table(summarize_reports([run(0.2, 2.0), run(0.4)]))
+
+
 def test_summarize_cli_rejects_other_json(tmp_path):
     other = tmp_path / "other.json"
     other.write_text("{}")

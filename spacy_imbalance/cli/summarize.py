@@ -23,6 +23,8 @@ def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]
             for k in "prf":
                 values = numpy.array([100 * r[avg][k] for r in runs])
                 entry[f"{avg}_{k}"] = {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0}
+        if all("size_factor" in r for r in runs):
+            entry["size_factor"] = float(numpy.mean([r["size_factor"] for r in runs]))
         labels = sorted({label for r in runs for label in r["per_type"]})
         entry["per_type_f"] = {
             label: float(numpy.mean([100 * r["per_type"].get(label, {"f": 0.0})["f"] for r in runs])) for label in labels
@@ -35,9 +37,18 @@ def markdown_table(summary: Dict[str, Dict[str, Any]]) -> str:
     def cell(entry: Dict[str, Any], key: str) -> str:
         return f"{entry[key]['mean']:.1f} ± {entry[key]['std']:.1f}"
 
-    lines = ["| system | runs | macro-F1 | micro-F1 | macro-P | macro-R |", "| --- | --: | --: | --: | --: | --: |"]
+    # the training-set size factor (paper Table 6) when the runs recorded it
+    sized = all("size_factor" in e for e in summary.values())
+    size_head, size_rule = (" size factor |", " --: |") if sized else ("", "")
+    lines = [
+        f"| system | runs | macro-F1 | micro-F1 | macro-P | macro-R |{size_head}",
+        f"| --- | --: | --: | --: | --: | --: |{size_rule}",
+    ]
     for name, e in summary.items():
-        lines.append(f"| {name} | {e['runs']} | {cell(e, 'macro_f')} | {cell(e, 'micro_f')} | {cell(e, 'macro_p')} | {cell(e, 'macro_r')} |")
+        size = f" {e['size_factor']:.2f} |" if sized else ""
+        lines.append(
+            f"| {name} | {e['runs']} | {cell(e, 'macro_f')} | {cell(e, 'micro_f')} | {cell(e, 'macro_p')} | {cell(e, 'macro_r')} |{size}"
+        )
     labels = sorted({label for e in summary.values() for label in e["per_type_f"]})
     lines += ["", "Per-type F1 (mean over runs):", "", "| system | " + " | ".join(labels) + " |", "| --- |" + " --: |" * len(labels)]
     for name, e in summary.items():

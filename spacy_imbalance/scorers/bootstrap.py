@@ -71,21 +71,47 @@ def paired_bootstrap(
         bootstrap). The interval is the evidence to read: a win needs ``low > 0``,
         and, across training seeds, a consistent sign.
     """
-    if baseline.table.shape[0] != system.table.shape[0]:
+    return paired_bootstrap_runs([baseline], [system], n_resamples=n_resamples, seed=seed, level=level)
+
+
+def paired_bootstrap_runs(
+    baselines: Sequence[MatchCounts],
+    systems: Sequence[MatchCounts],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Dict[str, Dict[str, float]]:
+    """Paired bootstrap of the mean difference over several training runs:
+    ``mean_k score(systems[k]) - score(baselines[k])``, every run scored on
+    the same resampled test sentences. Pairing by seed and averaging removes
+    part of the seed-to-seed variance that a single pair of runs carries;
+    resampling the sentences keeps the test-set variance in the interval.
+
+    RETURNS: as ``paired_bootstrap``.
+    """
+    if not baselines or len(baselines) != len(systems):
         raise ValueError(
-            f"paired bootstrap: the systems were scored on different test sets "
-            f"({baseline.table.shape[0]} vs {system.table.shape[0]} examples)"
+            f"paired bootstrap: need as many system runs as baseline runs, got {len(systems)} and {len(baselines)}"
         )
-    baseline, system = align_label_sets([baseline, system])
-    weights = resample_weights(baseline.table.shape[0], n_resamples, seed)
-    a, b = resampled_scores(baseline, weights), resampled_scores(system, weights)
-    observed_a, observed_b = prf(baseline.totals()), prf(system.totals())
+    n_examples = {counts.table.shape[0] for counts in [*baselines, *systems]}
+    if len(n_examples) != 1:
+        raise ValueError(
+            f"paired bootstrap: the runs were scored on different test sets ({sorted(n_examples)} examples)"
+        )
+    aligned = align_label_sets([*baselines, *systems])
+    base, other = aligned[: len(baselines)], aligned[len(baselines) :]
+    weights = resample_weights(n_examples.pop(), n_resamples, seed)
     result = {}
     for name in SCORE_NAMES:
-        diff = b[name] - a[name]
+        diff = numpy.mean(
+            [resampled_scores(s, weights)[name] - resampled_scores(b, weights)[name] for b, s in zip(base, other)],
+            axis=0,
+        )
+        observed = numpy.mean([prf(s.totals())[name] - prf(b.totals())[name] for b, s in zip(base, other)])
         low, high = interval(diff, level)
         result[name] = {
-            "delta": float(observed_b[name] - observed_a[name]),
+            "delta": float(observed),
             "low": low,
             "high": high,
             "share_not_better": float((diff <= 0).mean()),

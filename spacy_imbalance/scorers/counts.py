@@ -7,7 +7,7 @@ test set. The matching rules copy spaCy's: ``get_ner_prf`` for ``doc.ents`` and
 ``Scorer.score_spans`` for ``doc.spans[key]``.
 """
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Set, Tuple
+from typing import Any, Dict, Iterable, List, Set, Tuple
 
 import numpy
 
@@ -34,6 +34,20 @@ class MatchCounts:
         for j, label in enumerate(self.labels):
             table[:, labels.index(label)] = self.table[:, j]
         return MatchCounts(labels, table)
+
+    def to_sparse(self) -> Dict[str, Any]:
+        """A JSON-ready form holding only the non-zero rows, so that a metrics
+        file can be compared later (paired bootstrap) without the model."""
+        nonzero = numpy.argwhere(self.table.any(axis=2))
+        rows = [[int(i), int(j), *map(int, self.table[i, j])] for i, j in nonzero]
+        return {"labels": list(self.labels), "n_examples": int(self.table.shape[0]), "rows": rows}
+
+    @classmethod
+    def from_sparse(cls, data: Dict[str, Any]) -> "MatchCounts":
+        table = numpy.zeros((data["n_examples"], len(data["labels"]), 3), dtype="int64")
+        for i, j, *values in data["rows"]:
+            table[i, j] = values
+        return cls(list(data["labels"]), table)
 
 
 def _to_table(rows: List[Dict[str, List[int]]]) -> MatchCounts:
