@@ -9,6 +9,15 @@ from spacy_imbalance.readers.docs_io import copy_ents_to_spans, write_docbin
 ROOT = Path(__file__).parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _fresh_reader_announcements():
+    """Readers print their summary once per process: start every test afresh."""
+    from spacy_imbalance.readers import _source
+
+    _source._announced.clear()
+    yield
+
+
 @pytest.fixture(scope="session")
 def toy_corpus(tmp_path_factory) -> Path:
     """60 training and 20 dev sentences of the default corpus, with entities

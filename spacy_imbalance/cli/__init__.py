@@ -1,5 +1,15 @@
 """The ``spacy-imbalance`` command line (also ``python -m spacy_imbalance``)."""
 from ._app import app
-from . import convert, evaluate, stats, summarize  # noqa: F401  (register commands)
+from . import (  # noqa: F401  (register commands)
+    augment,
+    convert,
+    evaluate,
+    mask,
+    resample,
+    stats,
+    subsample,
+    summarize,
+    undersample,
+)
 
 __all__ = ["app"]

@@ -2,13 +2,30 @@
 like ``spacy.Corpus.v1`` or wraps another reader (so they nest in a config),
 works sentence by sentence, and turns edited gold Docs back into Examples."""
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Iterable, List, Optional, Set
 
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Corpus, Example
+from wasabi import msg
 
 ReaderT = Callable[[Language], Iterable[Example]]
+
+_announced: Set[str] = set()
+
+
+def announce(message: str) -> None:
+    """Print a reader's summary once per process.
+
+    Printed, not logged: `spacy train` shows the spacy logger's INFO only with
+    -V, and what a reader did to the training set (size factor, entities
+    masked) is what a user wants to see before training. Once per process,
+    because `spacy train` builds the train reader twice (initialisation and
+    training) and calls it every epoch.
+    """
+    if message not in _announced:
+        _announced.add(message)
+        msg.info(message)
 
 
 def source_corpus(

@@ -7,10 +7,9 @@ from typing import Callable, Iterator, Optional
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
-from wasabi import msg
 
 from ..resampling import CountUnit, Method, sentence_weights
-from ._source import ReaderT, sentence_examples, source_corpus
+from ._source import ReaderT, announce, sentence_examples, source_corpus
 
 
 class ResampledCorpus:
@@ -33,23 +32,15 @@ class ResampledCorpus:
         self.method = method
         self.count = count
         self.spans_key = spans_key
-        self._logged = False
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         sentences = sentence_examples(self.corpus, nlp)
         weights = sentence_weights(
             [eg.reference for eg in sentences], self.method, count=self.count, spans_key=self.spans_key
         )
-        if not self._logged:
-            total = sum(weights)
-            factor = total / len(weights) if weights else 1.0
-            # printed, not logged: `spacy train` shows the spacy logger's INFO only with -V,
-            # and the size factor (paper Table 6) is what a user wants to see before training
-            msg.info(
-                f"ResampledCorpus: {self.method}, {len(weights):,} sentences in, "
-                f"{total:,} out (size x{factor:.2f})"
-            )
-            self._logged = True
+        total = sum(weights)
+        factor = total / len(weights) if weights else 1.0
+        announce(f"ResampledCorpus: {self.method}, {len(weights):,} sentences in, {total:,} out (size x{factor:.2f})")
         for eg, weight in zip(sentences, weights):
             for _ in range(weight):
                 yield eg
