@@ -5,6 +5,7 @@ edit a sentence token by token. They work on a ``TaggedSentence`` (words,
 trailing spaces, BIO tags with "" for a token whose annotation is missing)
 and turn the result back into a Doc whose entities are set from the tags.
 """
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -111,3 +112,39 @@ def remap_span_groups(source: Doc, target: Doc, index_map: Dict[int, int], skip:
             spans.append(Span(target, new[0], new[-1] + 1, label=span.label_, kb_id=span.kb_id_))
         target.spans[key] = SpanGroup(target, name=key, attrs=group.attrs, spans=spans)
     return lost
+
+
+def sentence_doc(doc: Doc, sent: Span) -> Doc:
+    """``sent.as_doc()`` with the doc's span groups too (spaCy's ``as_doc``
+    leaves ``doc.spans`` behind, which would lose the "sc" gold of spancat
+    and the "masked" record of MaskedCorpus). A span crossing the sentence
+    boundary cannot belong to either sentence: it is left out with a warning."""
+    new = sent.as_doc()
+    crossing = 0
+    for key, group in doc.spans.items():
+        inside = [s for s in group if sent.start <= s.start and s.end <= sent.end]
+        crossing += sum(1 for s in group if s.start < sent.end and s.end > sent.start) - len(inside)
+        new.spans[key] = SpanGroup(
+            new,
+            name=key,
+            attrs=group.attrs,
+            spans=[Span(new, s.start - sent.start, s.end - sent.start, label=s.label_, kb_id=s.kb_id_) for s in inside],
+        )
+    if crossing:
+        warnings.warn(
+            f"{crossing} span(s) of doc.spans cross the end of the sentence {sent.text[:60]!r} "
+            "and are left out of the sentence docs",
+            stacklevel=2,
+        )
+    return new
+
+
+def sentence_docs(doc: Doc) -> List[Doc]:
+    """The sentences of a doc as docs with their span groups; the doc itself
+    when it has no sentence boundaries or only one sentence."""
+    if not (len(doc) and doc.has_annotation("SENT_START")):
+        return [doc]
+    sents = list(doc.sents)
+    if len(sents) == 1:
+        return [doc]
+    return [sentence_doc(doc, sent) for sent in sents]

@@ -10,6 +10,8 @@ from spacy.util import load_config
 from .conftest import ROOT
 
 CNN_CONFIGS = ["ner", "spancat", "spancat_1-8", "spancat_singlelabel"]
+# spaCy's ner trained on a transformed training set (the resampling benchmark)
+TRAIN_SET_CONFIGS = ["ner_sC", "ner_sCR", "ner_sCRD", "ner_nsCRD", "ner_undersampling", "ner_augmentation"]
 
 
 def train(config, corpus, output, *extra):
@@ -25,13 +27,36 @@ def train(config, corpus, output, *extra):
     return result.stdout
 
 
-@pytest.mark.parametrize("config", CNN_CONFIGS + ["ner_minilm"])
+@pytest.mark.parametrize("config", CNN_CONFIGS + TRAIN_SET_CONFIGS + ["ner_minilm"])
 def test_configs_select_by_macro_f(config):
     cfg = load_config(ROOT / "configs" / f"{config}.cfg")
     weights = cfg["training"]["score_weights"]
     best = max(weights, key=lambda k: weights[k] or 0)
     assert best.endswith("_macro_f") and weights[best] == 1.0
     assert cfg["corpora"]["train"]["gold_preproc"] and cfg["corpora"]["dev"]["gold_preproc"]
+
+
+def test_configs_train_set_methods_differ_from_ner_only_in_the_train_corpus():
+    ner = load_config(ROOT / "configs" / "ner.cfg", interpolate=False)
+    expected = {
+        "ner_sC": ("spacy-imbalance.ResampledCorpus.v1", "sC"),
+        "ner_sCR": ("spacy-imbalance.ResampledCorpus.v1", "sCR"),
+        "ner_sCRD": ("spacy-imbalance.ResampledCorpus.v1", "sCRD"),
+        "ner_nsCRD": ("spacy-imbalance.ResampledCorpus.v1", "nsCRD"),
+        "ner_augmentation": ("spacy-imbalance.AugmentedCorpus.v1", "all"),
+    }
+    for config in TRAIN_SET_CONFIGS:
+        cfg = load_config(ROOT / "configs" / f"{config}.cfg", interpolate=False)
+        train = cfg["corpora"]["train"]
+        if config == "ner_undersampling":
+            assert train["@readers"] == "spacy.Corpus.v1"
+            assert train["augmenter"]["@augmenters"] == "spacy-imbalance.balanced_undersampling.v1"
+            assert train["augmenter"]["ratio"] == 3
+        else:
+            assert (train["@readers"], train["method"]) == expected[config]
+        # everything else is the baseline's, so the benchmark compares training sets only
+        for section in ("components", "training", "nlp", "initialize"):
+            assert cfg[section] == ner[section], f"{config}: [{section}] differs from ner.cfg"
 
 
 def test_configs_spancat_sizes():
@@ -49,6 +74,18 @@ def test_configs_train_without_code(config, toy_corpus, tmp_path):
     prefix = "ents" if config == "ner" else "spans_sc"
     assert f"{prefix}_macro_f" in meta["performance"]
     assert 0.0 <= meta["performance"][f"{prefix}_macro_f"] <= 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["ner_sCRD", "ner_undersampling", "ner_augmentation"])
+def test_configs_train_set_methods_train_without_code(config, toy_corpus, tmp_path):
+    stdout = train(config, toy_corpus, tmp_path / "out", "--training.max_steps", "6", "--training.eval_frequency", "3")
+    # the reader's one-line summary shows the size of the training set it made
+    summary = {"ner_sCRD": "ResampledCorpus: sCRD, 60 sentences in", "ner_augmentation": "AugmentedCorpus: all"}
+    if config in summary:
+        assert summary[config] in " ".join(stdout.split())
+    meta = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")
+    assert "ents_macro_f" in meta["performance"]
 
 
 @pytest.mark.slow

@@ -140,6 +140,8 @@ def test_subsampled_corpus_same_every_epoch_and_equals_the_function(corpus_path,
     assert [eg.reference.text for eg in reader(nlp)] == first
     expected = subsample(load_docs(corpus_path), 100, entity_token_ratio=ratio, seed=5)
     assert first == [doc.text for doc in expected]
+    # spacy train builds the train reader twice (initialize, then training): still once
+    list(create_subsampled_corpus_reader_v1(corpus_path, n_sentences=100, entity_token_ratio=ratio, seed=5)(nlp))
     out = _plain(capsys.readouterr().out)
     assert out.count("SubsampledCorpus") == 1
     assert f"SubsampledCorpus: 100 of 800 sentences, {100 * share(expected):.2f} % entity tokens (corpus {100 * share(load_docs(corpus_path)):.2f} %)" in out

@@ -10,6 +10,7 @@ from wasabi import msg
 
 from ..readers.conll import ConllFormatError
 from ..readers.docs_io import load_docs, write_docbin
+from ..sentences import sentence_docs
 from ..stats import corpus_stats
 from ._app import fail
 
@@ -21,13 +22,7 @@ def read_sentences(path: Path, vocab: Optional[Vocab] = None) -> List[Doc]:
         docs = load_docs(path, vocab)
     except (OSError, ConllFormatError, ValueError) as err:
         fail(str(err))
-    sentences: List[Doc] = []
-    for doc in docs:
-        if len(doc) and doc.has_annotation("SENT_START") and len(list(doc.sents)) > 1:
-            sentences.extend(sent.as_doc() for sent in doc.sents)
-        else:
-            sentences.append(doc)
-    return sentences
+    return [sentence for doc in docs for sentence in sentence_docs(doc)]
 
 
 def transform_file(

@@ -9,6 +9,8 @@ from spacy.tokens import Doc
 from spacy.training import Corpus, Example
 from wasabi import msg
 
+from ..sentences import sentence_doc
+
 ReaderT = Callable[[Language], Iterable[Example]]
 
 _announced: Set[str] = set()
@@ -55,11 +57,27 @@ def sentence_examples(corpus: ReaderT, nlp: Language) -> List[Example]:
     """All examples of a reader, split into sentences where boundaries are set."""
     sentences: List[Example] = []
     for eg in corpus(nlp):
-        if len(eg.reference) and eg.reference.has_annotation("SENT_START"):
-            sentences.extend(eg.split_sents())
-        else:
-            sentences.append(eg)
+        sentences.extend(split_example(eg))
     return sentences
+
+
+def split_example(eg: Example) -> List[Example]:
+    """``Example.split_sents`` keeping the reference's span groups (which
+    ``Span.as_doc`` drops): one example per reference sentence that has
+    predicted tokens aligned to it."""
+    reference = eg.reference
+    if not (len(reference) and reference.has_annotation("SENT_START")) or len(list(reference.sents)) == 1:
+        return [eg]
+    y2x = eg.alignment.y2x
+    seen: Set[int] = set()
+    out: List[Example] = []
+    for sent in reference.sents:
+        indices = [int(i) for i in y2x[sent.start : sent.end] if int(i) not in seen]
+        if indices:
+            predicted = eg.predicted[indices[0] : indices[-1] + 1].as_doc()
+            out.append(Example(predicted, sentence_doc(reference, sent)))
+            seen.update(indices)
+    return out
 
 
 def is_gold_tokenized(eg: Example) -> bool:

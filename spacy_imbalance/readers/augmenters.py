@@ -7,6 +7,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
+from ..sentences import sentence_docs
 from ..undersampling import undersample_doc
 from ._source import example_like
 
@@ -22,12 +23,7 @@ class BalancedUndersampler:
         self._warned = False
 
     def __call__(self, nlp: Language, example: Example) -> Iterator[Example]:
-        reference = example.reference
-        if len(reference) and reference.has_annotation("SENT_START"):
-            sentences = [sent.as_doc() for sent in reference.sents]
-        else:
-            sentences = [reference]
-        for sentence in sentences:
+        for sentence in sentence_docs(example.reference):
             short, lost = undersample_doc(sentence, self.ratio, spans_key=self.spans_key)
             if lost and not self._warned:
                 warnings.warn(

@@ -7,10 +7,9 @@ from typing import Callable, Iterator, Optional
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
-from wasabi import msg
 
 from ..masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
-from ._source import ReaderT, sentence_examples, source_corpus
+from ._source import ReaderT, announce, sentence_examples, source_corpus
 
 
 class MaskedCorpus:
@@ -38,7 +37,6 @@ class MaskedCorpus:
         self.seed = seed
         self.spans_key = spans_key
         self.masked_key = masked_key
-        self._logged = False
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         sentences = sentence_examples(self.corpus, nlp)
@@ -46,12 +44,8 @@ class MaskedCorpus:
         masked = mask_entities(
             references, self.p, seed=self.seed, spans_key=self.spans_key, masked_key=self.masked_key
         )
-        if not self._logged:
-            n_entities, n_dropped = masking_counts(references, masked, spans_key=self.spans_key)
-            # printed, not logged, like ResampledCorpus: the share actually
-            # masked is what a user checks before training
-            msg.info(f"MaskedCorpus: {describe_masking(self.p, n_entities, n_dropped, len(masked))}")
-            self._logged = True
+        n_entities, n_dropped = masking_counts(references, masked, spans_key=self.spans_key)
+        announce(f"MaskedCorpus: {describe_masking(self.p, n_entities, n_dropped, len(masked))}")
         for eg, reference in zip(sentences, masked):
             # masking changes no token, so the predicted doc still fits
             yield Example(eg.predicted, reference)

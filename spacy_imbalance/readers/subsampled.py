@@ -8,10 +8,9 @@ from typing import Callable, Iterator, Optional
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
-from wasabi import msg
 
 from ..subsampling import check_subsample_settings, entity_token_share, subsample_indices
-from ._source import ReaderT, sentence_examples, source_corpus
+from ._source import ReaderT, announce, sentence_examples, source_corpus
 
 NAME = "spacy-imbalance.SubsampledCorpus.v1"
 
@@ -42,7 +41,6 @@ class SubsampledCorpus:
         self.seed = seed
         self.tolerance = tolerance
         self.spans_key = spans_key
-        self._logged = False
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         sentences = sentence_examples(self.corpus, nlp)
@@ -59,14 +57,12 @@ class SubsampledCorpus:
         except ValueError as err:
             raise ValueError(f"{NAME}: {err}") from None
         selected = [sentences[i] for i in indices]
-        if not self._logged:
-            share = entity_token_share([eg.reference for eg in selected], self.spans_key)
-            corpus_share = entity_token_share(references, self.spans_key)
-            msg.info(
-                f"SubsampledCorpus: {len(selected):,} of {len(references):,} sentences, "
-                f"{100 * share:.2f} % entity tokens (corpus {100 * corpus_share:.2f} %)"
-            )
-            self._logged = True
+        share = entity_token_share([eg.reference for eg in selected], self.spans_key)
+        corpus_share = entity_token_share(references, self.spans_key)
+        announce(
+            f"SubsampledCorpus: {len(selected):,} of {len(references):,} sentences, "
+            f"{100 * share:.2f} % entity tokens (corpus {100 * corpus_share:.2f} %)"
+        )
         yield from selected
 
 
