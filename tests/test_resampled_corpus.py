@@ -81,3 +81,46 @@ def test_resampled_corpus_config_rejects_unknown_method(corpus_path):
     )
     with pytest.raises(Exception, match="method"):
         registry.resolve(config)
+
+
+def test_resampled_corpus_nests_masked_and_subsampled_readers(toy_corpus):
+    """The README's example: resample a masked 40-sentence subset, from a config."""
+    from spacy_imbalance.masking import mask_entities
+    from spacy_imbalance.readers.docs_io import load_docs
+    from spacy_imbalance.resampling import sentence_weights
+    from spacy_imbalance.subsampling import subsample
+
+    config = Config().from_str(
+        f"""
+        [train]
+        @readers = "spacy-imbalance.ResampledCorpus.v1"
+        method = "sCRD"
+
+        [train.corpus]
+        @readers = "spacy-imbalance.MaskedCorpus.v1"
+        p = 0.5
+        seed = 3
+
+        [train.corpus.corpus]
+        @readers = "spacy-imbalance.SubsampledCorpus.v1"
+        path = "{toy_corpus / 'train.spacy'}"
+        n_sentences = 40
+        seed = 1
+        gold_preproc = true
+        """
+    )
+    reader = registry.resolve(config)["train"]
+    nlp = spacy.blank("en")
+    examples = list(reader(nlp))
+    # the same pipeline of pure functions on the same file
+    expected = mask_entities(subsample(load_docs(toy_corpus / "train.spacy", nlp.vocab), 40, seed=1), 0.5, seed=3)
+    weights = sentence_weights(expected, "sCRD")
+    assert len(examples) == sum(weights)
+    expected_ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc, w in zip(expected, weights) for _ in range(w)]
+    assert [[(e.start, e.end, e.label_) for e in eg.reference.ents] for eg in examples] == expected_ents
+    # the masked entities travel with the examples, and are not in the gold any more
+    n_masked = sum(len(eg.reference.spans["masked"]) for eg in examples)
+    assert n_masked > 0
+    for eg in examples:
+        assert not {(s.start, s.end) for s in eg.reference.spans["masked"]} & {(e.start, e.end) for e in eg.reference.ents}
+        assert [t.text for t in eg.predicted] == [t.text for t in eg.reference]

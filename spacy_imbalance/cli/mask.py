@@ -19,9 +19,7 @@ def mask_cli(
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Mask doc.spans[KEY] instead of doc.ents"),
     masked_key: str = typer.Option("masked", "--masked-key", help="Span group that records the dropped entities"),
 ) -> None:
-    """Synthetic unlabeled entities: drop each gold entity with probability p,
-    its tokens becoming O; the dropped ones are kept in the span group named
-    by --masked-key."""
+    """Synthetic unlabeled entities: drop each gold entity with probability p (kept in doc.spans[--masked-key])."""
     # before reading the corpus: a bad setting should not wait for a large file
     try:
         check_probability(p, name="--p")

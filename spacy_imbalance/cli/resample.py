@@ -18,8 +18,7 @@ def resample_cli(
     count: str = typer.Option("tokens", "--count", help="What c(t, s) counts: tokens (the paper) or mentions"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),
 ) -> None:
-    """Sentence-level resampling: write every sentence f_s times (sC, sCR,
-    sCRD, nsCRD), as spacy-imbalance.ResampledCorpus.v1 does while training."""
+    """Sentence-level resampling (sC, sCR, sCRD, nsCRD): write every sentence f_s times."""
     if method not in METHODS:
         fail(f"Unknown --method {method!r}; choose one of {', '.join(METHODS)}")
     if count not in ("tokens", "mentions"):

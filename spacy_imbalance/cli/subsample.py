@@ -21,8 +21,7 @@ def subsample_cli(
     tolerance: float = typer.Option(0.005, "--tolerance", help="Largest accepted |share - target|, a fraction (0.005 = 0.5 points)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Count doc.spans[KEY] instead of doc.ents"),
 ) -> None:
-    """Low-resource and imbalanced subsets: n sentences, drawn uniformly or
-    with a target share of entity tokens."""
+    """Low-resource and imbalanced subsets: n sentences, uniform or with a target entity-token share."""
     try:
         check_subsample_settings(n, entity_token_ratio, tolerance)
     except ValueError as err:

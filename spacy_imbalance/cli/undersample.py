@@ -17,8 +17,7 @@ def undersample_cli(
     ratio: float = typer.Option(3.0, "--ratio", "-r", help="Kept tokens per entity token (R = 3 in Akkasi et al. 2018)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),
 ) -> None:
-    """Balanced undersampling: keep entity tokens and a window around them
-    (ratio x entity tokens), drop sentences without entities."""
+    """Balanced undersampling: keep entity tokens and a window of ratio x their count; drop entity-free sentences."""
     if ratio < 1:
         fail(f"--ratio must be >= 1 (kept tokens per entity token), got {ratio}")
 
