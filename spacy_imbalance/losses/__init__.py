@@ -1,1 +1,46 @@
-"""Token and span losses as thinc ``Loss`` classes (``thinc_losses``)."""
+"""Token-level losses for imbalanced NER, as thinc ``Loss`` classes (``thinc_losses``).
+
+Every loss takes logits (``Floats2d``, n_tokens x n_classes, unnormalised
+scores) and gold class ids (``Ints1d``, length n_tokens). A negative gold id
+means "missing": the token adds no loss and its gradient row is exactly zero.
+Class id 0 is the majority class O by convention (``majority_class``).
+Gradients are d loss / d logits, as thinc's softmax layer expects.
+
+Reduction, the same for every loss here (``TokenLoss.compute``):
+
+* Token-decomposable losses (``CrossEntropy``, ``WeightedCrossEntropy``,
+  ``FocalLoss``) sum the per-token losses over non-missing tokens and divide
+  by ``normalizer``. By default that is the number of non-missing tokens when
+  ``normalize=True`` (a token mean) and 1 when ``normalize=False`` (a sum).
+  Class weights (WCE, focal ``alpha``) rescale per-token losses only: the mean
+  is over tokens, not over the sum of the weights.
+* ``DiceLoss`` is a ratio, so it is scale-free: it ignores ``normalizer``.
+* ``MoMLoss`` divides both of its terms by the normalizer of the full batch
+  (MoM paper Eq. 1 divides the O-only sum by M, the sentence length), so
+  over dice its extra term is simply dice over the O tokens.
+* A batch with no non-missing tokens gives loss 0.0 and a zero gradient.
+"""
+from ._base import TokenLoss
+from .cross_entropy import (
+    CrossEntropy,
+    WeightedCrossEntropy,
+    configure_cross_entropy_v1,
+    configure_weighted_cross_entropy_v1,
+)
+from .dice import DiceLoss, configure_dice_loss_v1
+from .focal import FocalLoss, configure_focal_loss_v1
+from .mom import MoMLoss, configure_mom_loss_v1
+
+__all__ = [
+    "TokenLoss",
+    "CrossEntropy",
+    "WeightedCrossEntropy",
+    "FocalLoss",
+    "DiceLoss",
+    "MoMLoss",
+    "configure_cross_entropy_v1",
+    "configure_weighted_cross_entropy_v1",
+    "configure_focal_loss_v1",
+    "configure_dice_loss_v1",
+    "configure_mom_loss_v1",
+]

@@ -1,0 +1,291 @@
+"""``token_ner``: NER as token classification, trained with any token loss.
+
+spaCy's ``ner`` learns by imitation of a transition oracle, so its loss cannot
+be swapped. ``token_ner`` scores every token over BIO (or BILUO) tags with
+``spacy-imbalance.TokenTagger.v1``, trains with the configured loss from
+``spacy_imbalance.losses`` (cross entropy, weighted CE, focal, dice, MoM) and
+decodes the best valid tag sequence with a constrained Viterbi, so that it
+never writes an ``I-`` that continues nothing.
+
+    [components.token_ner]
+    factory = "token_ner"
+
+    [components.token_ner.loss]
+    @losses = "spacy-imbalance.MoMLoss.v1"
+    lambda_ = 0.2
+"""
+from itertools import islice
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, SpanGroup
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.types import Floats2d
+
+from ..decoding import constrained_viterbi
+from ..losses import TokenLoss
+from ..tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
+
+DEFAULT_TOKEN_NER_MODEL = """
+[model]
+@architectures = "spacy-imbalance.TokenTagger.v1"
+nO = null
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_TOKEN_NER_MODEL)["model"]
+DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
+
+Scores = List[Floats2d]
+
+
+@Language.factory(
+    "token_ner",
+    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "loss": DEFAULT_LOSS,
+        "tag_scheme": "BIO",
+        "spans_key": None,
+        "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
+    },
+    default_score_weights={
+        "ents_macro_f": 1.0,
+        "ents_macro_p": 0.0,
+        "ents_macro_r": 0.0,
+        "ents_f": 0.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+        "ents_per_type": None,
+    },
+)
+def make_token_ner(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], Scores],
+    loss: TokenLoss,
+    tag_scheme: TagScheme,
+    spans_key: Optional[str],
+    scorer: Optional[Callable],
+) -> "TokenNER":
+    return TokenNER(
+        nlp.vocab, model, name, loss=loss, tag_scheme=tag_scheme, spans_key=spans_key, scorer=scorer
+    )
+
+
+class TokenNER(TrainablePipe):
+    """Token-classification NER with a pluggable loss and constrained decoding.
+
+    ``cfg`` holds the labels, the tag scheme, the optional ``spans_key`` and,
+    for losses that weight classes (WCE), the training-set tag counts, so that a
+    loaded pipeline trains on with the same weights."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], Scores],
+        name: str = "token_ner",
+        *,
+        loss: TokenLoss,
+        tag_scheme: TagScheme = "BIO",
+        spans_key: Optional[str] = None,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        validate_scheme(tag_scheme)
+        if not callable(loss) or not hasattr(loss, "initialize"):
+            raise ValueError(
+                f"token_ner '{name}': loss must be a token loss from spacy_imbalance.losses "
+                f"(e.g. @losses = \"spacy-imbalance.CrossEntropy.v1\"), got {type(loss).__name__}"
+            )
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.loss = loss
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {
+            "labels": [],
+            "tag_scheme": tag_scheme,
+            "spans_key": spans_key,
+            "class_counts": None,
+        }
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def tags(self) -> List[str]:
+        """Tag inventory; index 0 is ``O``."""
+        return tag_names(self.labels, self.cfg["tag_scheme"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    def add_label(self, label: str) -> int:
+        if not isinstance(label, str):
+            raise ValueError(f"token_ner '{self.name}': labels are strings, got {label!r}")
+        if label in self.labels:
+            return 0
+        if self.model.get_ref("output_layer").has_dim("nO"):
+            raise ValueError(
+                f"token_ner '{self.name}': cannot add label {label!r} after the model is "
+                "initialized; give every label to initialize"
+            )
+        self.cfg["labels"] = sorted([*self.labels, label])
+        self.vocab.strings.add(label)
+        return 1
+
+    def _require_labels(self) -> None:
+        if not self.labels:
+            raise ValueError(
+                f"token_ner '{self.name}' has no labels: the training examples have no "
+                "entities and none were given to initialize "
+                f"([initialize.components.{self.name}.labels])"
+            )
+
+    def predict(self, docs: Iterable[Doc]) -> Scores:
+        docs = list(docs)
+        if not any(len(doc) for doc in docs):
+            n_tags = len(self.tags)
+            return [self.model.ops.alloc2f(len(doc), n_tags) for doc in docs]
+        return self.model.predict(docs)
+
+    def set_annotations(self, docs: Iterable[Doc], scores: Scores) -> None:
+        docs = list(docs)
+        ops = self.model.ops
+        log_probs = [_log_softmax(ops, s) for s in scores]
+        start, trans, end = transition_masks(self.tags, self.cfg["tag_scheme"])
+        paths = constrained_viterbi(ops, log_probs, start, trans, end)
+        tags = self.tags
+        spans_key = self.cfg["spans_key"]
+        for doc, path, lp in zip(docs, paths, log_probs):
+            spans = tag_spans(doc, path, tags)
+            doc.set_ents(spans, default="outside")
+            if spans_key is not None:
+                doc.spans[spans_key] = _scored_group(doc, spans_key, spans, path, ops.to_numpy(lp))
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "TokenNER.update")
+        if not any(len(eg.predicted) for eg in examples):
+            return losses
+        set_dropout_rate(self.model, drop)
+        scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
+        loss, d_scores = self.get_loss(examples, scores)
+        backprop(d_scores)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores]:
+        """Loss and gradient (spaCy's order) of the configured token loss; tokens
+        without gold annotation get neither."""
+        examples = list(examples)
+        validate_examples(examples, "TokenNER.get_loss")
+        ops = self.model.ops
+        tag_index = {tag: i for i, tag in enumerate(self.tags)}
+        truths = numpy.concatenate(
+            [gold_tag_ids(eg, tag_index, self.cfg["tag_scheme"]) for eg in examples]
+        )
+        lengths = ops.asarray1i([len(s) for s in scores])
+        # thinc losses return (grad, loss): tagger.pyx does the same swap
+        d_flat, loss = self.loss(ops.flatten(scores), ops.asarray1i(truths))
+        return float(loss), ops.unflatten(d_flat, lengths)
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Sequence[str]] = None,
+    ) -> None:
+        validate_get_examples(get_examples, "TokenNER.initialize")
+        if labels is None:
+            labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
+        self.cfg["labels"] = sorted(set(labels))
+        for label in self.labels:
+            self.vocab.strings.add(label)
+        self._require_labels()
+        subbatch = list(islice(get_examples(), 10))
+        docs = [eg.reference for eg in subbatch]
+        n_tags = len(self.tags)
+        self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), n_tags) for doc in docs])
+        if self.loss.needs_class_counts:
+            self.cfg["class_counts"] = self._count_tags(get_examples())
+        self._initialize_loss()
+
+    def _count_tags(self, examples: Iterable[Example]) -> List[int]:
+        """Gold tag counts over the whole training set (missing tokens excluded):
+        the class frequencies that weighted cross entropy needs."""
+        tag_index = {tag: i for i, tag in enumerate(self.tags)}
+        counts = numpy.zeros(len(tag_index), dtype="int64")
+        for eg in examples:
+            ids = gold_tag_ids(eg, tag_index, self.cfg["tag_scheme"])
+            counts += numpy.bincount(ids[ids >= 0], minlength=len(tag_index))
+        return [int(c) for c in counts]
+
+    def _initialize_loss(self) -> None:
+        counts = self.cfg.get("class_counts")
+        if counts is not None:
+            if len(counts) != len(self.tags):
+                raise ValueError(
+                    f"token_ner '{self.name}': {len(counts)} stored class counts for "
+                    f"{len(self.tags)} tags; re-run initialize"
+                )
+            self.loss.initialize(counts)
+        elif self.loss.needs_class_counts and self.labels:
+            raise ValueError(
+                f"token_ner '{self.name}': the loss {type(self.loss).__name__} needs class "
+                "counts from the training data, but this pipeline was initialized with a "
+                "loss that did not record them; re-run initialize"
+            )
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "TokenNER":
+        super().from_bytes(bytes_data, exclude=exclude)
+        self._initialize_loss()
+        return self
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "TokenNER":
+        super().from_disk(path, exclude=exclude)
+        self._initialize_loss()
+        return self
+
+
+def _log_softmax(ops: Any, scores: Floats2d) -> Floats2d:
+    xp = ops.xp
+    shifted = scores - scores.max(axis=1, keepdims=True) if len(scores) else scores
+    return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _scored_group(doc: Doc, key: str, spans: List[Any], path: Any, log_probs: Any) -> SpanGroup:
+    """The decoded entities with a confidence each: the mean probability of the
+    decoded tags over the span's tokens."""
+    token_probs = numpy.exp(log_probs[numpy.arange(len(path)), path]) if len(path) else []
+    group = SpanGroup(doc, name=key, spans=spans)
+    group.attrs["scores"] = [float(numpy.mean(token_probs[s.start : s.end])) for s in spans]
+    return group
