@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (register commands)
     stats,
     subsample,
     summarize,
+    tune_thresholds,
     undersample,
 )
 

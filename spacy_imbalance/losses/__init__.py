@@ -19,8 +19,17 @@ Reduction, the same for every loss here (``TokenLoss.compute``):
   (MoM paper Eq. 1 divides the O-only sum by M, the sentence length), so
   over dice its extra term is simply dice over the O tokens.
 * A batch with no non-missing tokens gives loss 0.0 and a zero gradient.
+
+``AUCMarginLoss`` (``auc_margin.py``) is not a token loss: it takes sigmoid
+scores and 0/1 labels, one binary task per column (Ints2d, negative =
+missing), plus per-task parameters a, b and dual variables alpha, and returns
+their gradients too. Per task it takes conditional means over positive and
+negative tokens ("conditional") or LibAUC's p-weighted means over all
+non-missing tokens ("libauc"); its loss is the task_weights-weighted sum over
+tasks. Its module docstring gives the details.
 """
 from ._base import TokenLoss
+from .auc_margin import AUCMarginLoss, AUCMarginResult, configure_auc_margin_loss_v1
 from .cross_entropy import (
     CrossEntropy,
     WeightedCrossEntropy,
@@ -38,9 +47,12 @@ __all__ = [
     "FocalLoss",
     "DiceLoss",
     "MoMLoss",
+    "AUCMarginLoss",
+    "AUCMarginResult",
     "configure_cross_entropy_v1",
     "configure_weighted_cross_entropy_v1",
     "configure_focal_loss_v1",
     "configure_dice_loss_v1",
     "configure_mom_loss_v1",
+    "configure_auc_margin_loss_v1",
 ]

@@ -1,0 +1,375 @@
+"""``two_task_ner``: NER as two binary tasks (is the token part of an entity?
+does it begin one?) trained by AUC maximization (AUC-2T), binary cross entropy
+(the CE-2T baseline) or alternating BIO cross entropy and AUC (COMAUC-2T), and
+decoded by Algorithm 1 of the AUC maximization paper.
+
+    [components.two_task_ner]
+    factory = "two_task_ner"
+    loss_mode = "auc"        # "bce" (CE-2T) or "compositional" (COMAUC-2T)
+    lambda_ = 100.0          # AUC_M(en) + lambda_ * AUC_M(be), Eq. 4
+"""
+from itertools import islice
+from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.types import Floats2d
+
+from ..losses import AUCMarginLoss
+from ..models.two_task_tagger import get_alpha, set_alpha
+from ..two_task import (
+    MISSING,
+    HeadLayout,
+    Typing,
+    decide,
+    decisions_to_spans,
+    make_spans,
+    token_targets,
+    type_spans,
+    validate_typing,
+)
+
+DEFAULT_TWO_TASK_MODEL = """
+[model]
+@architectures = "spacy-imbalance.TwoTaskTagger.v1"
+nO = null
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_TWO_TASK_MODEL)["model"]
+LossMode = Literal["auc", "bce", "compositional"]
+LOSS_MODES = ("auc", "bce", "compositional")
+Scores = List[Floats2d]
+
+
+@Language.factory(
+    "two_task_ner",
+    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "loss_mode": "auc",
+        "auc_loss": {"@losses": "spacy-imbalance.AUCMarginLoss.v1"},
+        "lambda_": 100.0,
+        "period": 1,
+        "typed": True,
+        "typing": "one_vs_all",
+        "untyped_label": "ENTITY",
+        "en_threshold": 0.5,
+        "be_threshold": 0.5,
+        "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
+    },
+    default_score_weights={
+        "ents_macro_f": 1.0,
+        "ents_macro_p": 0.0,
+        "ents_macro_r": 0.0,
+        "ents_f": 0.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+        "ents_per_type": None,
+    },
+)
+def make_two_task_ner(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], Scores],
+    loss_mode: LossMode,
+    auc_loss: AUCMarginLoss,
+    lambda_: float,
+    period: int,
+    typed: bool,
+    typing: Typing,
+    untyped_label: str,
+    en_threshold: float,
+    be_threshold: float,
+    scorer: Optional[Callable],
+) -> "TwoTaskNER":
+    return TwoTaskNER(
+        nlp.vocab,
+        model,
+        name,
+        loss_mode=loss_mode,
+        auc_loss=auc_loss,
+        lambda_=lambda_,
+        period=period,
+        typing=typing if typed else "untyped",
+        untyped_label=untyped_label,
+        en_threshold=en_threshold,
+        be_threshold=be_threshold,
+        scorer=scorer,
+    )
+
+
+class TwoTaskNER(TrainablePipe):
+    """Entity-token and begin-token heads on a shared tok2vec.
+
+    ``cfg`` holds the labels, the typing, the loss settings and the decision
+    thresholds (which ``spacy-imbalance tune-thresholds`` rewrites)."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], Scores],
+        name: str = "two_task_ner",
+        *,
+        loss_mode: LossMode = "auc",
+        auc_loss: Optional[AUCMarginLoss] = None,
+        lambda_: float = 100.0,
+        period: int = 1,
+        typing: Typing = "one_vs_all",
+        untyped_label: str = "ENTITY",
+        en_threshold: float = 0.5,
+        be_threshold: float = 0.5,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        prefix = f"two_task_ner '{name}'"
+        if loss_mode not in LOSS_MODES:
+            raise ValueError(f"{prefix}: loss_mode must be one of {', '.join(LOSS_MODES)}, got {loss_mode!r}")
+        validate_typing(typing)
+        if not lambda_ >= 0:
+            raise ValueError(f"{prefix}: lambda_ (the weight of the begin-token task) must be >= 0, got {lambda_}")
+        if period < 1:
+            raise ValueError(f"{prefix}: period (steps per phase of the compositional mode) must be >= 1, got {period}")
+        check_thresholds(en_threshold, be_threshold, prefix)
+        if not untyped_label:
+            raise ValueError(f"{prefix}: untyped_label must be a non-empty string")
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.auc_loss = auc_loss if auc_loss is not None else AUCMarginLoss()
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {
+            "labels": [],
+            "loss_mode": loss_mode,
+            "lambda_": lambda_,
+            "period": period,
+            "typing": typing,
+            "untyped_label": untyped_label,
+            "en_threshold": en_threshold,
+            "be_threshold": be_threshold,
+        }
+        self._step = 0
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    @property
+    def layout(self) -> HeadLayout:
+        return HeadLayout(self.cfg["typing"], len(self.labels))
+
+    @property
+    def pair_labels(self) -> List[str]:
+        """The label each entity/begin pair writes."""
+        return list(self.labels) if self.cfg["typing"] == "one_vs_all" else [self.cfg["untyped_label"]]
+
+    def add_label(self, label: str) -> int:
+        if not isinstance(label, str):
+            raise ValueError(f"two_task_ner '{self.name}': labels are strings, got {label!r}")
+        if label in self.labels:
+            return 0
+        if self.model.get_ref("output_layer").has_dim("nO"):
+            raise ValueError(
+                f"two_task_ner '{self.name}': cannot add label {label!r} after the model is "
+                "initialized; give every label to initialize"
+            )
+        self.cfg["labels"] = sorted([*self.labels, label])
+        self.vocab.strings.add(label)
+        return 1
+
+    def _require_labels(self) -> None:
+        if not self.labels:
+            raise ValueError(
+                f"two_task_ner '{self.name}' has no labels: the training examples have no "
+                f"entities and none were given to initialize ([initialize.components.{self.name}.labels])"
+            )
+
+    def predict(self, docs: Iterable[Doc]) -> Scores:
+        docs = list(docs)
+        if not any(len(doc) for doc in docs):
+            return [self.model.ops.alloc2f(len(doc), self.layout.width) for doc in docs]
+        return self.model.predict(docs)
+
+    def set_annotations(self, docs: Iterable[Doc], scores: Scores) -> None:
+        ops = self.model.ops
+        for doc, doc_scores in zip(docs, scores):
+            h, type_log_probs = self.decision_inputs(ops.to_numpy(doc_scores))
+            spans = self.decode(doc, h, type_log_probs, self.cfg["en_threshold"], self.cfg["be_threshold"])
+            doc.set_ents(make_spans(doc, spans), default="outside")
+
+    def decision_inputs(self, scores: numpy.ndarray) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
+        """Sigmoid task scores and, with a type head, its log-probabilities."""
+        layout = self.layout
+        h = 1.0 / (1.0 + numpy.exp(-scores[:, layout.tasks]))
+        if layout.typing != "type_head":
+            return h, None
+        logits = scores[:, layout.types]
+        shifted = logits - logits.max(axis=1, keepdims=True) if len(logits) else logits
+        return h, shifted - numpy.log(numpy.exp(shifted).sum(axis=1, keepdims=True))
+
+    def decode(
+        self,
+        doc: Doc,
+        h: numpy.ndarray,
+        type_log_probs: Optional[numpy.ndarray],
+        en_threshold: float,
+        be_threshold: float,
+    ) -> List[Tuple[int, int, str]]:
+        """Entities as (start, end, label) token offsets, by Algorithm 1."""
+        tags, pairs = decide(h, self.layout, en_threshold, be_threshold)
+        spans = decisions_to_spans(doc, tags, pairs, self.pair_labels)
+        if type_log_probs is not None:
+            spans = type_spans(spans, type_log_probs, self.labels)
+        return spans
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "TwoTaskNER.update")
+        if not any(len(eg.predicted) for eg in examples):
+            return losses
+        set_dropout_rate(self.model, drop)
+        scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
+        loss, d_scores = self.get_loss(examples, scores)
+        backprop(d_scores)
+        if sgd is not None:
+            self.finish_update(sgd)
+        self._step += 1
+        losses[self.name] += loss
+        return losses
+
+    @property
+    def phase(self) -> str:
+        """What the next update optimises: "auc", "bce" or, in the
+        compositional mode, "ce" and "auc" alternating every ``period`` steps."""
+        mode = self.cfg["loss_mode"]
+        if mode != "compositional":
+            return mode
+        return "ce" if (self._step // self.cfg["period"]) % 2 == 0 else "auc"
+
+    def get_loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores]:
+        examples = list(examples)
+        validate_examples(examples, "TwoTaskNER.get_loss")
+        ops = self.model.ops
+        layout = self.layout
+        targets = [token_targets(eg, self.labels, layout) for eg in examples]
+        flat = ops.flatten(scores)
+        d_flat = ops.alloc2f(*flat.shape)
+        phase = self.phase
+        if phase == "ce":
+            bio = ops.asarray1i(numpy.concatenate([t[2] for t in targets]))
+            loss, d_flat[:, layout.bio] = _softmax_ce(ops, flat[:, layout.bio], bio)
+        else:
+            tasks = ops.asarray2i(numpy.concatenate([t[0] for t in targets]).reshape(-1, layout.n_tasks))
+            weights = numpy.concatenate([numpy.ones(layout.n_pairs), numpy.full(layout.n_pairs, self.cfg["lambda_"])])
+            logits = flat[:, layout.tasks]
+            h = 1.0 / (1.0 + ops.xp.exp(-logits))
+            if phase == "bce":
+                loss, d_logits = _binary_ce(ops, logits, h, tasks, ops.asarray1f(weights))
+            else:
+                loss, d_logits = self._auc_loss(h, tasks, ops.asarray1f(weights))
+            d_flat[:, layout.tasks] = d_logits
+        if layout.typing == "type_head" and phase != "ce":
+            types = ops.asarray1i(numpy.concatenate([t[1] for t in targets]))
+            type_loss, d_flat[:, layout.types] = _softmax_ce(ops, flat[:, layout.types], types)
+            loss += type_loss
+        return float(loss), ops.unflatten(d_flat, ops.asarray1i([len(s) for s in scores]))
+
+    def _auc_loss(self, h: Floats2d, tasks, weights) -> Tuple[float, Floats2d]:
+        """AUC margin loss of every task; a and b get their gradients through
+        the model (the optimizer updates them), alpha takes its projected
+        ascent step here."""
+        params = self.model.get_ref("auc_params")
+        alpha = get_alpha(params)
+        result = self.auc_loss.compute(h, tasks, params.get_param("a"), params.get_param("b"), alpha, task_weights=weights)
+        params.inc_grad("a", result.d_a)
+        params.inc_grad("b", result.d_b)
+        set_alpha(params, self.auc_loss.ascend_alpha(alpha, result.d_alpha))
+        # through the sigmoid: dh/dlogit = h (1 - h)
+        return result.loss, result.d_h * h * (1.0 - h)
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Sequence[str]] = None,
+    ) -> None:
+        validate_get_examples(get_examples, "TwoTaskNER.initialize")
+        if labels is None:
+            labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
+        self.cfg["labels"] = sorted(set(labels))
+        for label in self.labels:
+            self.vocab.strings.add(label)
+        self._require_labels()
+        layout = self.layout
+        docs = [eg.reference for eg in islice(get_examples(), 10)]
+        self.model.get_ref("auc_params").set_dim("nT", layout.n_tasks)
+        self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), layout.width) for doc in docs])
+        self._step = 0
+
+    def set_thresholds(self, en_threshold: float, be_threshold: float) -> None:
+        check_thresholds(en_threshold, be_threshold, f"two_task_ner '{self.name}'")
+        self.cfg["en_threshold"] = float(en_threshold)
+        self.cfg["be_threshold"] = float(be_threshold)
+
+
+def check_thresholds(en_threshold: float, be_threshold: float, prefix: str) -> None:
+    for setting, value in (("en_threshold", en_threshold), ("be_threshold", be_threshold)):
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"{prefix}: {setting} is a decision threshold on a sigmoid score, in (0, 1); got {value}")
+
+
+def _softmax_ce(ops: Any, logits: Floats2d, gold) -> Tuple[float, Floats2d]:
+    """Token-mean cross entropy over non-missing tokens (the COMAUC-2T phase
+    and the type head)."""
+    xp = ops.xp
+    present = gold >= 0
+    n = max(int(present.sum()), 1)
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_p = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+    safe = xp.where(present, gold, 0)
+    rows = xp.arange(len(gold))
+    loss = float(-xp.where(present, log_p[rows, safe], 0).sum()) / n
+    grad = xp.exp(log_p)
+    grad[rows, safe] -= 1.0
+    return loss, xp.where(present[:, None], grad / n, 0).astype(logits.dtype)
+
+
+def _binary_ce(ops: Any, logits: Floats2d, h: Floats2d, tasks, weights) -> Tuple[float, Floats2d]:
+    """CE-2T: binary cross entropy per task, a mean over the task's
+    non-missing tokens, weighted like Eq. 4 (entity + lambda_ * begin)."""
+    xp = ops.xp
+    present = tasks >= 0
+    y = xp.where(present, tasks, 0).astype(logits.dtype)
+    counts = xp.maximum(present.sum(axis=0), 1)
+    # log(1 + e^-|x|) form: stable for large |logits|
+    per_token = xp.maximum(logits, 0) - logits * y + xp.log1p(xp.exp(-xp.abs(logits)))
+    loss = float((xp.where(present, per_token, 0).sum(axis=0) / counts * weights).sum())
+    grad = xp.where(present, (h - y) / counts * weights, 0)
+    return loss, grad.astype(logits.dtype)
