@@ -31,9 +31,8 @@ def constrained_viterbi(
         return [numpy.zeros((n,), dtype="int32") for n in lengths]
     xp = ops.xp
     n_docs, max_len, n_tags = len(lengths), max(lengths), int(trans.shape[0])
-    scores = xp.zeros((n_docs, max_len, n_tags), dtype="float32")
-    for d, lp in enumerate(log_probs):
-        scores[d, : lengths[d]] = lp
+    # one padded copy (zeros past each doc's end) instead of a copy per doc
+    scores = ops.pad(list(log_probs), round_to=1).astype("float32", copy=False)
     penalty = ops.asarray(numpy.where(trans, 0.0, _FORBIDDEN).astype("float32"))
     start_penalty = ops.asarray(numpy.where(start, 0.0, _FORBIDDEN).astype("float32"))
     end_penalty = ops.asarray(numpy.where(end, 0.0, _FORBIDDEN).astype("float32"))

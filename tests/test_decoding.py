@@ -9,11 +9,18 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import NumpyOps
+from thinc.util import has_cupy_gpu
 
 from spacy_imbalance.decoding import constrained_viterbi
 from spacy_imbalance.tags import MISSING, gold_tag_ids, tag_names, tag_spans, transition_masks
 
 OPS = NumpyOps()
+# the decoder runs through ops.xp: run it on a GPU too where there is one
+ALL_OPS = [OPS]
+if has_cupy_gpu:
+    from thinc.api import CupyOps
+
+    ALL_OPS.append(CupyOps())
 
 
 def is_valid(path, start, trans, end) -> bool:
@@ -135,3 +142,16 @@ def test_gold_tag_ids_marks_missing_and_converts_scheme():
     assert gold_tag_ids(eg, biluo, "BILUO").tolist() == [1, 3, 0, 0, MISSING]
     with pytest.raises(ValueError, match="'LOC' is not among"):
         gold_tag_ids(eg, {t: i for i, t in enumerate(tag_names(["PER"], "BIO"))}, "BIO")
+
+
+@pytest.mark.parametrize("ops", ALL_OPS, ids=lambda o: type(o).__name__)
+def test_decoder_device_arrays(ops):
+    """Device arrays in, the same paths as the NumPy reference out."""
+    tags = tag_names(["A", "B"], "BIO")
+    masks = transition_masks(tags, "BIO")
+    rng = numpy.random.default_rng(0)
+    host = [rng.normal(size=(n, len(tags))).astype("float32") for n in (5, 0, 3)]
+    expected = constrained_viterbi(OPS, host, *masks)
+    paths = constrained_viterbi(ops, [ops.asarray2f(x) for x in host], *masks)
+    assert all(isinstance(p, numpy.ndarray) for p in paths)
+    assert [p.tolist() for p in paths] == [p.tolist() for p in expected]

@@ -98,8 +98,42 @@ def test_labels_implicit_and_explicit():
     nlp2.config["initialize"]["components"]["token_ner"] = {"labels": ["PER", "LOC", "ORG"]}
     nlp2.initialize(get_examples=lambda: examples)
     assert nlp2.get_pipe("token_ner").labels == ("LOC", "ORG", "PER")
-    with pytest.raises(ValueError, match="after the model is initialized"):
+    with pytest.raises(ValueError, match="cannot add label 'MISC' once the output layer"):
         nlp2.get_pipe("token_ner").add_label("MISC")
+
+
+def test_labels_added_before_initialize_are_kept():
+    nlp = make_nlp()
+    ner = nlp.get_pipe("token_ner")
+    assert ner.add_label("ORG") == 1 and ner.add_label("ORG") == 0
+    examples = make_examples(nlp)
+    nlp.initialize(get_examples=lambda: examples)
+    assert ner.labels == ("LOC", "ORG", "PER")
+    for bad in ("", "NEW YORK", " LOC"):
+        with pytest.raises(ValueError, match="non-empty string without spaces"):
+            make_nlp().get_pipe("token_ner").add_label(bad)
+
+
+def test_reinitialize_with_another_label_set_is_a_clear_error():
+    nlp = make_nlp()
+    examples = make_examples(nlp)
+    nlp.initialize(get_examples=lambda: examples)
+    nlp.config["initialize"]["components"]["token_ner"] = {"labels": ["LOC", "PER", "MISC"]}
+    with pytest.raises(ValueError, match="output layer has 5 tags but the labels LOC, MISC, PER need 7"):
+        nlp.initialize(get_examples=lambda: examples)
+
+
+def test_preset_entities_are_kept(trained):
+    """An entity set before token_ner (e.g. by an entity_ruler) stays; a
+    prediction that overlaps it is dropped, the others are written."""
+    nlp, _, _ = trained
+    doc = nlp.make_doc("Kate Bush sings in New York .")
+    for name, proc in nlp.pipeline:
+        if name != "token_ner":
+            doc = proc(doc)
+    doc.set_ents([doc.char_span(19, 27, label="CITY")], default="unmodified")
+    doc = nlp.get_pipe("token_ner")(doc)
+    assert [(e.text, e.label_) for e in doc.ents] == [("Kate Bush", "PER"), ("New York", "CITY")]
 
 
 def test_unknown_gold_label_is_an_error():
@@ -168,6 +202,13 @@ def test_weighted_loss_restores_class_counts(tmp_path):
     assert loaded.get_loss(examples, scores)[0] == pytest.approx(ner.get_loss(examples, scores)[0])
 
 
+def test_pipe_twice_equals_call(trained):
+    nlp, examples, _ = trained
+    texts = [eg.reference.text for eg in examples]
+    first = pred_ents(nlp.pipe(texts, batch_size=2))
+    assert pred_ents(nlp.pipe(texts, batch_size=3)) == first == [pred_ents([nlp(t)])[0] for t in texts]
+
+
 def test_pipe_with_two_processes_equals_call(trained):
     nlp, examples, _ = trained
     texts = [eg.reference.text for eg in examples] * 3
@@ -198,37 +239,59 @@ def test_missing_gold_tokens_get_no_gradient(trained):
     assert numpy.all(d_scores[2:] == 0) and numpy.any(d_scores[:2] != 0)
 
 
-def test_partially_annotated_training_never_learns_missing_tokens_as_o():
-    """A token seen only without annotation gets no loss: training on data
-    where 'Paris' is always missing leaves its tag to the other tokens."""
-    nlp = make_nlp()
-    vocab = nlp.vocab
+def test_partially_annotated_training_leaves_missing_tokens_untaught():
+    """'Paris' is LOC in one example and unannotated in the other. Trained on
+    both, it is still found: the unannotated copy teaches neither O nor LOC.
+    Trained on the same copy with 'Paris' as explicit O, it is not."""
     words = ["Kate", "visits", "Paris"]
-    full = Example(Doc(vocab, words=words), Doc(vocab, words=words, ents=["B-PER", "O", "B-LOC"]))
-    partial = Example(Doc(vocab, words=words), Doc(vocab, words=words, ents=["B-PER", "O", ""]))
-    train(nlp, [partial, full], n_iter=40)
-    ner = nlp.get_pipe("token_ner")
-    scores = ner.model.predict([partial.predicted])
-    _, (d_scores,) = ner.get_loss([partial], scores)
-    assert numpy.all(d_scores[2] == 0)
+
+    def fit(second_tags):
+        nlp = make_nlp()
+        vocab = nlp.vocab
+        full = Example(Doc(vocab, words=words), Doc(vocab, words=words, ents=["B-PER", "O", "B-LOC"]))
+        other = Example(Doc(vocab, words=words), Doc(vocab, words=words, ents=second_tags))
+        train(nlp, [full, other, other, other], n_iter=40)
+        return [e.label_ for e in nlp(Doc(nlp.vocab, words=words)).ents]
+
+    assert fit(["B-PER", "O", ""]) == ["PER", "LOC"]
+    assert fit(["B-PER", "O", "O"]) == ["PER"]
 
 
 @pytest.mark.parametrize(
-    "loss,setting",
+    "loss,message",
     [
-        ({"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 1.5}, "lambda_"),
-        ({"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": -1.0}, "gamma"),
-        ({"@losses": "spacy-imbalance.WeightedCrossEntropy.v1", "scheme": "bogus"}, "scheme"),
+        ({"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 1.5}, r"lambda_ must be in \[0, 1\]"),
+        ({"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": -1.0}, r"gamma must be >= 0"),
+        ({"@losses": "spacy-imbalance.WeightedCrossEntropy.v1", "scheme": "bogus"}, r"scheme[\s\S]*bogus"),
     ],
 )
-def test_bad_loss_settings_fail_when_the_pipe_is_built(loss, setting):
-    with pytest.raises(Exception, match=setting):
+def test_bad_loss_settings_fail_when_the_pipe_is_built(loss, message):
+    with pytest.raises(Exception, match=message):
         make_nlp(loss=loss)
 
 
 def test_bad_tag_scheme_fails_when_the_pipe_is_built():
-    with pytest.raises(Exception, match="tag_scheme"):
+    with pytest.raises(Exception, match=r"tag_scheme[\s\S]*IOB1"):
         make_nlp(tag_scheme="IOB1")
+
+
+def test_spans_key_survives_serialisation(tmp_path):
+    nlp = make_nlp(spans_key="scored")
+    examples = make_examples(nlp)
+    train(nlp, examples, n_iter=30)
+    nlp.to_disk(tmp_path / "m")
+    loaded = spacy.load(tmp_path / "m")
+    assert loaded.get_pipe("token_ner").cfg["spans_key"] == "scored"
+    doc, expected = loaded("Talk to Kate ."), nlp("Talk to Kate .")
+    assert [(s.start, s.end, s.label_) for s in doc.spans["scored"]] == [(s.start, s.end, s.label_) for s in expected.spans["scored"]]
+    assert doc.spans["scored"].attrs["scores"] == pytest.approx(expected.spans["scored"].attrs["scores"])
+
+
+def test_uninitialized_component_serialises():
+    nlp = make_nlp()
+    data = nlp.get_pipe("token_ner").to_bytes()
+    other = make_nlp().get_pipe("token_ner").from_bytes(data)
+    assert other.labels == () and other.cfg["tag_scheme"] == "BIO"
 
 
 def test_spacy_train_in_process(tmp_path):

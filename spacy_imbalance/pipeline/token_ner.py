@@ -54,7 +54,7 @@ Scores = List[Floats2d]
 
 @Language.factory(
     "token_ner",
-    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    assigns=["doc.ents", "doc.spans", "token.ent_iob", "token.ent_type"],
     default_config={
         "model": DEFAULT_MODEL,
         "loss": DEFAULT_LOSS,
@@ -136,14 +136,13 @@ class TokenNER(TrainablePipe):
         return list(self.labels)
 
     def add_label(self, label: str) -> int:
-        if not isinstance(label, str):
-            raise ValueError(f"token_ner '{self.name}': labels are strings, got {label!r}")
+        check_label(label, self.name)
         if label in self.labels:
             return 0
         if self.model.get_ref("output_layer").has_dim("nO"):
             raise ValueError(
-                f"token_ner '{self.name}': cannot add label {label!r} after the model is "
-                "initialized; give every label to initialize"
+                f"token_ner '{self.name}': cannot add label {label!r} once the output layer's "
+                "size is set (after initialize, or nO in the config); give every label to initialize"
             )
         self.cfg["labels"] = sorted([*self.labels, label])
         self.vocab.strings.add(label)
@@ -165,18 +164,29 @@ class TokenNER(TrainablePipe):
         return self.model.predict(docs)
 
     def set_annotations(self, docs: Iterable[Doc], scores: Scores) -> None:
+        """Write the decoded entities to ``doc.ents``. Entities a doc already
+        has (e.g. from an ``entity_ruler`` before this component) are kept;
+        predicted entities that overlap them are dropped."""
         docs = list(docs)
         ops = self.model.ops
-        log_probs = [_log_softmax(ops, s) for s in scores]
+        lengths = ops.asarray1i([len(s) for s in scores])
+        # one softmax and one device-to-host copy for the whole batch
+        log_probs = ops.unflatten(_log_softmax(ops, ops.flatten(scores)), lengths) if docs else []
         start, trans, end = transition_masks(self.tags, self.cfg["tag_scheme"])
         paths = constrained_viterbi(ops, log_probs, start, trans, end)
+        host_lengths = [len(s) for s in scores]
+        host = numpy.split(ops.to_numpy(ops.flatten(log_probs)), numpy.cumsum(host_lengths)[:-1]) if docs else []
         tags = self.tags
         spans_key = self.cfg["spans_key"]
-        for doc, path, lp in zip(docs, paths, log_probs):
+        for doc, path, lp in zip(docs, paths, host):
             spans = tag_spans(doc, path, tags)
-            doc.set_ents(spans, default="outside")
+            preset = list(doc.ents)
+            if preset:
+                taken = {i for ent in preset for i in range(ent.start, ent.end)}
+                spans = [s for s in spans if not taken.intersection(range(s.start, s.end))]
+            doc.set_ents(sorted(preset + spans, key=lambda s: s.start), default="outside")
             if spans_key is not None:
-                doc.spans[spans_key] = _scored_group(doc, spans_key, spans, path, ops.to_numpy(lp))
+                doc.spans[spans_key] = _scored_group(doc, spans_key, spans, path, lp)
 
     def update(
         self,
@@ -227,16 +237,25 @@ class TokenNER(TrainablePipe):
         validate_get_examples(get_examples, "TokenNER.initialize")
         if labels is None:
             labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
-        self.cfg["labels"] = sorted(set(labels))
+        # labels added before with add_label are kept, as spaCy's tagger does
+        for label in labels:
+            check_label(label, self.name)
+        self.cfg["labels"] = sorted(set(self.labels) | set(labels))
         for label in self.labels:
             self.vocab.strings.add(label)
         self._require_labels()
-        subbatch = list(islice(get_examples(), 10))
-        docs = [eg.reference for eg in subbatch]
         n_tags = len(self.tags)
+        output_layer = self.model.get_ref("output_layer")
+        if output_layer.has_dim("nO") and output_layer.get_dim("nO") != n_tags:
+            raise ValueError(
+                f"token_ner '{self.name}': the output layer has {output_layer.get_dim('nO')} tags but "
+                f"the labels {', '.join(self.labels)} need {n_tags} ({self.cfg['tag_scheme']}); "
+                "start from a fresh component (or nO = null) to change the label set"
+            )
+        docs = [eg.x for eg in islice(get_examples(), 10)]
         self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), n_tags) for doc in docs])
-        if self.loss.needs_class_counts:
-            self.cfg["class_counts"] = self._count_tags(get_examples())
+        needs_counts = self.loss.needs_class_counts
+        self.cfg["class_counts"] = self._count_tags(get_examples()) if needs_counts else None
         self._initialize_loss()
 
     def _count_tags(self, examples: Iterable[Example]) -> List[int]:
@@ -274,6 +293,11 @@ class TokenNER(TrainablePipe):
         super().from_disk(path, exclude=exclude)
         self._initialize_loss()
         return self
+
+
+def check_label(label: str, name: str) -> None:
+    if not isinstance(label, str) or not label or label != label.strip() or " " in label:
+        raise ValueError(f"token_ner '{name}': a label is a non-empty string without spaces, got {label!r}")
 
 
 def _log_softmax(ops: Any, scores: Floats2d) -> Floats2d:
