@@ -21,6 +21,12 @@ def validate_scheme(scheme: str) -> None:
         raise ValueError(f"tag_scheme must be one of {', '.join(TAG_SCHEMES)}, got {scheme!r}")
 
 
+def check_label(label: str, component: str) -> None:
+    """A label becomes part of tag names like ``B-LABEL``: no spaces, not empty."""
+    if not isinstance(label, str) or not label or label != label.strip() or " " in label:
+        raise ValueError(f"{component!r}: a label is a non-empty string without spaces, got {label!r}")
+
+
 def tag_names(labels: Sequence[str], scheme: TagScheme) -> List[str]:
     """``["O", "B-A", "I-A", "B-B", ...]`` (BIO) or with ``L-``/``U-`` (BILUO)."""
     validate_scheme(scheme)

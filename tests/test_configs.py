@@ -24,6 +24,10 @@ LOSS_CONFIGS = {
 }
 
 
+# two_task_ner: AUC-2T (one-vs-all and type-head typing), CE-2T, COMAUC-2T
+TWO_TASK_CONFIGS = ["two_task_auc", "two_task_auc_type_head", "two_task_bce", "two_task_comauc"]
+
+
 def train(config, corpus, output, *extra):
     cmd = [
         sys.executable, "-m", "spacy", "train", str(ROOT / "configs" / f"{config}.cfg"),
@@ -37,7 +41,7 @@ def train(config, corpus, output, *extra):
     return result.stdout
 
 
-@pytest.mark.parametrize("config", CNN_CONFIGS + TRAIN_SET_CONFIGS + list(LOSS_CONFIGS) + ["ner_minilm", "token_ner_minilm"])
+@pytest.mark.parametrize("config", CNN_CONFIGS + TRAIN_SET_CONFIGS + list(LOSS_CONFIGS) + TWO_TASK_CONFIGS + ["ner_minilm", "token_ner_minilm"])
 def test_configs_select_by_macro_f(config):
     cfg = load_config(ROOT / "configs" / f"{config}.cfg")
     weights = cfg["training"]["score_weights"]
@@ -117,7 +121,7 @@ def test_configs_train_set_methods_train_without_code(config, toy_corpus, tmp_pa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("config", ["token_ner_wce2", "token_ner_mom_focal"])
+@pytest.mark.parametrize("config", ["token_ner_wce2", "token_ner_mom_focal", "two_task_comauc", "two_task_auc_type_head"])
 def test_configs_losses_train_without_code(config, toy_corpus, tmp_path):
     stdout = train(config, toy_corpus, tmp_path / "out", "--training.max_steps", "6", "--training.eval_frequency", "3")
     assert "ENTS_MACRO_F" in stdout

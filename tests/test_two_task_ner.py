@@ -336,3 +336,34 @@ def test_set_thresholds_is_validated_and_kept_in_cfg():
         with pytest.raises(ValueError, match=setting):
             ner.set_thresholds(en, be)
     assert (ner.cfg["en_threshold"], ner.cfg["be_threshold"]) == (0.25, 0.75)
+
+
+def test_get_loss_changes_nothing():
+    """Computing a loss (e.g. for a dev-loss log) leaves a, b, alpha and the
+    queued gradients alone; only update moves them."""
+    nlp = make_nlp("one_vs_all", loss_mode="auc")
+    examples = make_examples(nlp)
+    train(nlp, examples, n_iter=5)
+    ner = nlp.get_pipe(NAME)
+    params = ner.model.get_ref("auc_params")
+    before = auc_state(ner)
+    grad_a = params.get_grad("a").copy() if params.has_grad("a") else None
+    scores = ner.model.predict([eg.predicted for eg in examples])
+    first = ner.get_loss(examples, scores)[0]
+    assert ner.get_loss(examples, scores)[0] == first
+    after = auc_state(ner)
+    assert numpy.array_equal(before[0], after[0]) and numpy.array_equal(before[1], after[1]) and before[2] == after[2]
+    now = params.get_grad("a") if params.has_grad("a") else None
+    assert (grad_a is None and now is None) or numpy.array_equal(grad_a, now)
+
+
+def test_preset_entities_are_kept(trained):
+    nlp, _, typing = trained
+    doc = nlp.make_doc("Kate Bush sings in New York .")
+    for name, proc in nlp.pipeline:
+        if name != NAME:
+            doc = proc(doc)
+    doc.set_ents([doc.char_span(19, 27, label="CITY")], default="unmodified")
+    doc = nlp.get_pipe(NAME)(doc)
+    person = "ENTITY" if typing == "untyped" else "PER"
+    assert [(e.text, e.label_) for e in doc.ents] == [("Kate Bush", person), ("New York", "CITY")]

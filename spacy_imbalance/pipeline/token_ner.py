@@ -29,7 +29,7 @@ from thinc.types import Floats2d
 
 from ..decoding import constrained_viterbi
 from ..losses import TokenLoss
-from ..tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
+from ..tags import TagScheme, check_label, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
 [model]
@@ -293,11 +293,6 @@ class TokenNER(TrainablePipe):
         super().from_disk(path, exclude=exclude)
         self._initialize_loss()
         return self
-
-
-def check_label(label: str, name: str) -> None:
-    if not isinstance(label, str) or not label or label != label.strip() or " " in label:
-        raise ValueError(f"token_ner '{name}': a label is a non-empty string without spaces, got {label!r}")
 
 
 def _log_softmax(ops: Any, scores: Floats2d) -> Floats2d:

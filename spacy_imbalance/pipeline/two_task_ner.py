@@ -14,14 +14,16 @@ from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Seque
 import numpy
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from ..losses import AUCMarginLoss
+from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
+from ..tags import check_label
 from ..two_task import (
     MISSING,
     HeadLayout,
@@ -180,8 +182,7 @@ class TwoTaskNER(TrainablePipe):
         return list(self.labels) if self.cfg["typing"] == "one_vs_all" else [self.cfg["untyped_label"]]
 
     def add_label(self, label: str) -> int:
-        if not isinstance(label, str):
-            raise ValueError(f"two_task_ner '{self.name}': labels are strings, got {label!r}")
+        check_label(label, self.name)
         if label in self.labels:
             return 0
         if self.model.get_ref("output_layer").has_dim("nO"):
@@ -210,13 +211,13 @@ class TwoTaskNER(TrainablePipe):
         ops = self.model.ops
         for doc, doc_scores in zip(docs, scores):
             h, type_log_probs = self.decision_inputs(ops.to_numpy(doc_scores))
-            spans = self.decode(doc, h, type_log_probs, self.cfg["en_threshold"], self.cfg["be_threshold"])
-            doc.set_ents(make_spans(doc, spans), default="outside")
+            spans = make_spans(doc, self.decode(doc, h, type_log_probs, self.cfg["en_threshold"], self.cfg["be_threshold"]))
+            doc.set_ents(keep_preset(doc, spans), default="outside")
 
     def decision_inputs(self, scores: numpy.ndarray) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
         """Sigmoid task scores and, with a type head, its log-probabilities."""
         layout = self.layout
-        h = 1.0 / (1.0 + numpy.exp(-scores[:, layout.tasks]))
+        h = _sigmoid(numpy, scores[:, layout.tasks])
         if layout.typing != "type_head":
             return h, None
         logits = scores[:, layout.types]
@@ -255,8 +256,10 @@ class TwoTaskNER(TrainablePipe):
             return losses
         set_dropout_rate(self.model, drop)
         scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
-        loss, d_scores = self.get_loss(examples, scores)
+        loss, d_scores, auc = self._loss(examples, scores)
         backprop(d_scores)
+        if auc is not None:
+            self._apply_auc_step(auc)
         if sgd is not None:
             self.finish_update(sgd)
         self._step += 1
@@ -273,6 +276,12 @@ class TwoTaskNER(TrainablePipe):
         return "ce" if (self._step // self.cfg["period"]) % 2 == 0 else "auc"
 
     def get_loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores]:
+        """Loss and gradient of the current phase. It changes nothing: the
+        AUC loss's a, b and alpha only move in ``update``."""
+        loss, d_scores, _ = self._loss(examples, scores)
+        return loss, d_scores
+
+    def _loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores, Optional[AUCMarginResult]]:
         examples = list(examples)
         validate_examples(examples, "TwoTaskNER.get_loss")
         ops = self.model.ops
@@ -281,6 +290,7 @@ class TwoTaskNER(TrainablePipe):
         flat = ops.flatten(scores)
         d_flat = ops.alloc2f(*flat.shape)
         phase = self.phase
+        auc = None
         if phase == "ce":
             bio = ops.asarray1i(numpy.concatenate([t[2] for t in targets]))
             loss, d_flat[:, layout.bio] = _softmax_ce(ops, flat[:, layout.bio], bio)
@@ -288,30 +298,31 @@ class TwoTaskNER(TrainablePipe):
             tasks = ops.asarray2i(numpy.concatenate([t[0] for t in targets]).reshape(-1, layout.n_tasks))
             weights = numpy.concatenate([numpy.ones(layout.n_pairs), numpy.full(layout.n_pairs, self.cfg["lambda_"])])
             logits = flat[:, layout.tasks]
-            h = 1.0 / (1.0 + ops.xp.exp(-logits))
+            h = _sigmoid(ops.xp, logits)
             if phase == "bce":
                 loss, d_logits = _binary_ce(ops, logits, h, tasks, ops.asarray1f(weights))
             else:
-                loss, d_logits = self._auc_loss(h, tasks, ops.asarray1f(weights))
+                params = self.model.get_ref("auc_params")
+                auc = self.auc_loss.compute(
+                    h, tasks, params.get_param("a"), params.get_param("b"), get_alpha(params),
+                    task_weights=ops.asarray1f(weights),
+                )
+                # through the sigmoid: dh/dlogit = h (1 - h)
+                loss, d_logits = auc.loss, auc.d_h * h * (1.0 - h)
             d_flat[:, layout.tasks] = d_logits
         if layout.typing == "type_head" and phase != "ce":
             types = ops.asarray1i(numpy.concatenate([t[1] for t in targets]))
             type_loss, d_flat[:, layout.types] = _softmax_ce(ops, flat[:, layout.types], types)
             loss += type_loss
-        return float(loss), ops.unflatten(d_flat, ops.asarray1i([len(s) for s in scores]))
+        return float(loss), ops.unflatten(d_flat, ops.asarray1i([len(s) for s in scores])), auc
 
-    def _auc_loss(self, h: Floats2d, tasks, weights) -> Tuple[float, Floats2d]:
-        """AUC margin loss of every task; a and b get their gradients through
-        the model (the optimizer updates them), alpha takes its projected
-        ascent step here."""
+    def _apply_auc_step(self, auc: AUCMarginResult) -> None:
+        """a and b get their gradients (the optimizer updates them with the
+        other weights); alpha takes its projected ascent step."""
         params = self.model.get_ref("auc_params")
-        alpha = get_alpha(params)
-        result = self.auc_loss.compute(h, tasks, params.get_param("a"), params.get_param("b"), alpha, task_weights=weights)
-        params.inc_grad("a", result.d_a)
-        params.inc_grad("b", result.d_b)
-        set_alpha(params, self.auc_loss.ascend_alpha(alpha, result.d_alpha))
-        # through the sigmoid: dh/dlogit = h (1 - h)
-        return result.loss, result.d_h * h * (1.0 - h)
+        params.inc_grad("a", auc.d_a)
+        params.inc_grad("b", auc.d_b)
+        set_alpha(params, self.auc_loss.ascend_alpha(get_alpha(params), auc.d_alpha))
 
     def initialize(
         self,
@@ -323,12 +334,22 @@ class TwoTaskNER(TrainablePipe):
         validate_get_examples(get_examples, "TwoTaskNER.initialize")
         if labels is None:
             labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
-        self.cfg["labels"] = sorted(set(labels))
+        for label in labels:
+            check_label(label, self.name)
+        # labels added before with add_label are kept, as spaCy's tagger does
+        self.cfg["labels"] = sorted(set(self.labels) | set(labels))
         for label in self.labels:
             self.vocab.strings.add(label)
         self._require_labels()
         layout = self.layout
-        docs = [eg.reference for eg in islice(get_examples(), 10)]
+        output_layer = self.model.get_ref("output_layer")
+        if output_layer.has_dim("nO") and output_layer.get_dim("nO") != layout.width:
+            raise ValueError(
+                f"two_task_ner '{self.name}': the output layer has {output_layer.get_dim('nO')} columns "
+                f"but the labels {', '.join(self.labels)} need {layout.width}; start from a fresh "
+                "component (or nO = null) to change the label set"
+            )
+        docs = [eg.x for eg in islice(get_examples(), 10)]
         self.model.get_ref("auc_params").set_dim("nT", layout.n_tasks)
         self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), layout.width) for doc in docs])
         self._step = 0
@@ -337,6 +358,22 @@ class TwoTaskNER(TrainablePipe):
         check_thresholds(en_threshold, be_threshold, f"two_task_ner '{self.name}'")
         self.cfg["en_threshold"] = float(en_threshold)
         self.cfg["be_threshold"] = float(be_threshold)
+
+
+def keep_preset(doc: Doc, spans: List[Span]) -> List[Span]:
+    """Entities the doc already has (e.g. from an entity_ruler before this
+    component) plus the predicted ones that do not overlap them."""
+    preset = list(doc.ents)
+    if not preset:
+        return spans
+    taken = {i for ent in preset for i in range(ent.start, ent.end)}
+    kept = [s for s in spans if not taken.intersection(range(s.start, s.end))]
+    return sorted(preset + kept, key=lambda s: s.start)
+
+
+def _sigmoid(xp: Any, x):
+    # the tanh form never overflows, unlike 1 / (1 + exp(-x)) for x < -88
+    return 0.5 * (1.0 + xp.tanh(0.5 * x))
 
 
 def check_thresholds(en_threshold: float, be_threshold: float, prefix: str) -> None:
