@@ -11,6 +11,13 @@ an edited config is trained again; --force redoes all.
 With --baseline, every other config is compared with it by a paired bootstrap
 of the mean macro/micro-F1 difference over the seeds (same seeds paired, same
 resampled test sentences), written next to the summary.
+
+--set KEY=VALUE overrides the configs of every run (spaCy's dotted names),
+e.g. a low-resource study that swaps the train reader for a subset:
+--set corpora.train.@readers=spacy-imbalance.SubsampledCorpus.v1
+--set corpora.train.n_sentences=200 --set 'corpora.train.seed=${system.seed}'
+--tag n200. The tag names the runs (<config>-n200-s<seed>), so runs with other
+overrides sit next to them; a finished run counts only with the same overrides.
 """
 import hashlib
 import os
@@ -35,23 +42,41 @@ def config_sha(root: Path, config: str) -> str:
     return hashlib.sha256((root / "configs" / f"{config}.cfg").read_bytes()).hexdigest()
 
 
-def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool) -> bool:
-    """Whether a run's metrics are there for this config and budget (and hold
-    the per-sentence counts when a paired comparison will need them)."""
+def parse_sets(sets: List[str]) -> Dict[str, str]:
+    overrides = {}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def run_name(config: str, tag: Optional[str]) -> str:
+    return f"{config}-{tag}" if tag else config
+
+
+def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str]) -> bool:
+    """Whether a run's metrics are there for this config, budget and overrides
+    (and hold the per-sentence counts when a paired comparison will need them)."""
     if not metrics.exists():
         return False
     report = srsly.read_json(metrics)
-    fresh = report.get("config_sha256") == sha and report.get("max_steps") == max_steps
+    fresh = (
+        report.get("config_sha256") == sha
+        and report.get("max_steps") == max_steps
+        and report.get("overrides", {}) == overrides
+    )
     return fresh and ("counts" in report or not need_counts)
 
 
-def train_set_size(root: Path, config: str, corpus: str, seed: int) -> Dict[str, float]:
+def train_set_size(root: Path, config: str, corpus: str, seed: int, overrides: Dict[str, str]) -> Dict[str, float]:
     """How many examples the config's train reader yields per epoch, against
     the sentences of the plain corpus (paper Table 6's size increase factor)."""
     train = root / "corpus" / corpus / "train.spacy"
     cfg = load_config(
         root / "configs" / f"{config}.cfg",
-        overrides={"paths.train": str(train), "paths.dev": str(train), "system.seed": seed},
+        overrides={**overrides_for_load(overrides), "paths.train": str(train), "paths.dev": str(train), "system.seed": seed},
         interpolate=True,
     )
     nlp = spacy.blank(cfg["nlp"]["lang"])
@@ -62,9 +87,24 @@ def train_set_size(root: Path, config: str, corpus: str, seed: int) -> Dict[str,
     return {"train_examples": n_examples, "train_sentences": n_sentences, "size_factor": n_examples / n_sentences}
 
 
-def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path) -> dict:
-    train_dir = root / "training" / corpus / f"{config}-s{seed}"
-    metrics = root / "metrics" / corpus / f"{config}-s{seed}.json"
+def overrides_for_load(overrides: Dict[str, str]) -> Dict[str, object]:
+    """--set values as load_config wants them: JSON where they parse (numbers,
+    booleans, null), else strings, as spaCy's CLI does."""
+    parsed: Dict[str, object] = {}
+    for key, value in overrides.items():
+        try:
+            parsed[key] = srsly.json_loads(value)
+        except ValueError:
+            parsed[key] = value
+    return parsed
+
+
+def run_one(
+    corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
+    overrides: Dict[str, str], name: str,
+) -> dict:
+    train_dir = root / "training" / corpus / f"{name}-s{seed}"
+    metrics = root / "metrics" / corpus / f"{name}-s{seed}.json"
     data = root / "corpus" / corpus
     train_dir.parent.mkdir(parents=True, exist_ok=True)
     log = train_dir.with_suffix(".log")
@@ -76,6 +116,7 @@ def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, ro
         "--system.seed", str(seed),
         "--training.max_steps", str(max_steps),
         "--gpu-id", str(gpu_id),
+        *[arg for key, value in overrides.items() for arg in (f"--{key}", value)],
     ]
     # one thread per run: parallel runs share the cores instead of fighting over them
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -87,7 +128,7 @@ def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, ro
         raise SystemExit(f"Training {corpus} {config} seed {seed} failed ({code}); see {log}")
     eval_cmd = [
         sys.executable, "-m", "spacy_imbalance", "evaluate", str(train_dir / "model-best"),
-        str(data / "test.spacy"), "--output", str(metrics), "--name", config, "--gpu-id", str(gpu_id),
+        str(data / "test.spacy"), "--output", str(metrics), "--name", name, "--gpu-id", str(gpu_id),
     ]
     subprocess.run(eval_cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     report = srsly.read_json(metrics)
@@ -98,9 +139,10 @@ def run_one(corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, ro
             "config_sha256": config_sha(root, config),
             "seed": seed,
             "max_steps": max_steps,
+            "overrides": overrides,
             "gpu_id": gpu_id,
             "train_seconds": train_seconds,
-            **train_set_size(root, config, corpus, seed),
+            **train_set_size(root, config, corpus, seed, overrides),
         }
     )
     srsly.write_json(metrics, report)
@@ -147,17 +189,20 @@ def main(
     jobs: int = typer.Option(1, "--jobs", "-j", help="Runs trained at the same time (one thread each)"),
     summary: str = typer.Option("summary", "--summary", help="Name of the summary files in metrics/<corpus>/"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Config to compare the others with (paired bootstrap)"),
+    sets: List[str] = typer.Option([], "--set", help="Config override KEY=VALUE for every run, e.g. corpora.train.n_sentences=200"),
+    tag: Optional[str] = typer.Option(None, "--tag", help="Run names become <config>-TAG (runs that differ by --set)"),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
 ) -> None:
     if baseline is not None and baseline not in configs:
         raise typer.BadParameter(f"--baseline {baseline!r} is not one of the --config values {configs}")
+    overrides = parse_sets(sets)
     runs = [(c, cfg, s) for c in corpora for cfg in configs for s in seeds]
     todo = []
     for i, (corpus, config, seed) in enumerate(runs, start=1):
-        metrics = root / "metrics" / corpus / f"{config}-s{seed}.json"
-        label = f"[{i}/{len(runs)}] {corpus} {config} seed {seed}"
-        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None):
+        metrics = root / "metrics" / corpus / f"{run_name(config, tag)}-s{seed}.json"
+        label = f"[{i}/{len(runs)}] {corpus} {run_name(config, tag)} seed {seed}"
+        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides):
             print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
         else:
             todo.append((label, corpus, config, seed))
@@ -165,7 +210,7 @@ def main(
     def work(item: Tuple[str, str, str, int]) -> None:
         label, corpus, config, seed = item
         print(f"{label}: training ...", flush=True)
-        report = run_one(corpus, config, seed, max_steps, gpu_id, root)
+        report = run_one(corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag))
         print(
             f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
             f"size x{report['size_factor']:.2f} ({report['train_seconds']:.0f} s)",
@@ -175,7 +220,7 @@ def main(
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(work, todo))
     for corpus in corpora:
-        files = [str(root / "metrics" / corpus / f"{cfg}-s{s}.json") for cfg in configs for s in seeds]
+        files = [str(root / "metrics" / corpus / f"{run_name(cfg, tag)}-s{s}.json") for cfg in configs for s in seeds]
         out = root / "metrics" / corpus / f"{summary}.md"
         plot = root / "metrics" / corpus / ("per_type_f1.png" if summary == "summary" else f"{summary}_per_type_f1.png")
         subprocess.run(
@@ -184,7 +229,8 @@ def main(
             check=True,
         )
         if baseline is not None:
-            result, table = compare_with_baseline(root, corpus, configs, seeds, baseline)
+            names = [run_name(cfg, tag) for cfg in configs]
+            result, table = compare_with_baseline(root, corpus, names, seeds, run_name(baseline, tag))
             srsly.write_json(out.with_name(f"{summary}-paired.json"), result)
             with out.open("a", encoding="utf8") as f:
                 f.write("\n" + table)
