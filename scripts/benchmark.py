@@ -15,8 +15,8 @@ resampled test sentences), written next to the summary.
 --set KEY=VALUE overrides the configs of every run (spaCy's dotted names),
 e.g. a low-resource study that swaps the train reader for a subset:
 --set corpora.train.@readers=spacy-imbalance.SubsampledCorpus.v1
---set corpora.train.n_sentences=200 --set 'corpora.train.seed=${system.seed}'
---tag n200. The tag names the runs (<config>-n200-s<seed>), so runs with other
+--set corpora.train.n_sentences=200 --set corpora.train.seed={seed} --tag n200
+({seed} is replaced by each run's seed, so seed s trains on subset s). The tag names the runs (<config>-n200-s<seed>), so runs with other
 overrides sit next to them; a finished run counts only with the same overrides.
 """
 import hashlib
@@ -52,6 +52,10 @@ def parse_sets(sets: List[str]) -> Dict[str, str]:
     return overrides
 
 
+def with_seed(overrides: Dict[str, str], seed: int) -> Dict[str, str]:
+    return {key: value.replace("{seed}", str(seed)) for key, value in overrides.items()}
+
+
 def run_name(config: str, tag: Optional[str]) -> str:
     return f"{config}-{tag}" if tag else config
 
@@ -76,7 +80,7 @@ def train_set_size(root: Path, config: str, corpus: str, seed: int, overrides: D
     train = root / "corpus" / corpus / "train.spacy"
     cfg = load_config(
         root / "configs" / f"{config}.cfg",
-        overrides={**overrides_for_load(overrides), "paths.train": str(train), "paths.dev": str(train), "system.seed": seed},
+        overrides={**overrides_for_load(with_seed(overrides, seed)), "paths.train": str(train), "paths.dev": str(train), "system.seed": seed},
         interpolate=True,
     )
     nlp = spacy.blank(cfg["nlp"]["lang"])
@@ -116,7 +120,7 @@ def run_one(
         "--system.seed", str(seed),
         "--training.max_steps", str(max_steps),
         "--gpu-id", str(gpu_id),
-        *[arg for key, value in overrides.items() for arg in (f"--{key}", value)],
+        *[arg for key, value in with_seed(overrides, seed).items() for arg in (f"--{key}", value)],
     ]
     # one thread per run: parallel runs share the cores instead of fighting over them
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -189,7 +193,7 @@ def main(
     jobs: int = typer.Option(1, "--jobs", "-j", help="Runs trained at the same time (one thread each)"),
     summary: str = typer.Option("summary", "--summary", help="Name of the summary files in metrics/<corpus>/"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Config to compare the others with (paired bootstrap)"),
-    sets: List[str] = typer.Option([], "--set", help="Config override KEY=VALUE for every run, e.g. corpora.train.n_sentences=200"),
+    sets: List[str] = typer.Option([], "--set", help="Config override KEY=VALUE for every run, e.g. corpora.train.n_sentences=200; {seed} in VALUE is the run's seed"),
     tag: Optional[str] = typer.Option(None, "--tag", help="Run names become <config>-TAG (runs that differ by --set)"),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
