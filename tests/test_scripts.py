@@ -1,0 +1,52 @@
+"""Pure helpers of the benchmark scripts (scripts/ is not a package)."""
+import importlib.util
+
+import pytest
+import srsly
+import typer
+
+from .conftest import ROOT
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+benchmark = load("benchmark")
+study_table = load("study_table")
+
+
+def test_benchmark_overrides_and_run_names():
+    overrides = benchmark.parse_sets(["corpora.train.n_sentences=200", "corpora.train.seed={seed}"])
+    assert overrides == {"corpora.train.n_sentences": "200", "corpora.train.seed": "{seed}"}
+    assert benchmark.with_seed(overrides, 2)["corpora.train.seed"] == "2"
+    assert benchmark.overrides_for_load({"a": "200", "b": "null", "c": "spacy.Corpus.v1"}) == {"a": 200, "b": None, "c": "spacy.Corpus.v1"}
+    assert benchmark.run_name("ner", "n200") == "ner-n200" and benchmark.run_name("ner", None) == "ner"
+    with pytest.raises(typer.BadParameter, match="KEY=VALUE"):
+        benchmark.parse_sets(["no-equals-sign"])
+
+
+def test_benchmark_resume_needs_the_same_overrides(tmp_path):
+    path = tmp_path / "run.json"
+    srsly.write_json(path, {"config_sha256": "x", "max_steps": 10, "overrides": {"a": "1"}, "counts": {}})
+    assert benchmark.is_done(path, "x", 10, True, {"a": "1"})
+    assert not benchmark.is_done(path, "x", 10, True, {"a": "2"})
+    assert not benchmark.is_done(path, "x", 20, True, {"a": "1"})
+    srsly.write_json(path, {"config_sha256": "x", "max_steps": 10})  # written before --set existed
+    assert benchmark.is_done(path, "x", 10, False, {}) and not benchmark.is_done(path, "x", 10, True, {})
+
+
+def test_study_table_cells_and_markdown(tmp_path):
+    assert study_table.cell([0.1, 0.2, 0.3]) == "20.0 ± 10.0"
+    assert study_table.cell([0.25]) == "25.0 ± 0.0" and study_table.cell([]) == "–"
+    folder = tmp_path / "metrics" / "c"
+    folder.mkdir(parents=True)
+    for seed, (macro, micro) in enumerate([(0.1, 0.2), (0.3, 0.4)]):
+        srsly.write_json(folder / f"ner-n50-s{seed}.json", {"macro": {"f": macro}, "micro": {"f": micro}})
+    runs = study_table.collect(tmp_path, "c", ["ner", "other"], ["n50"])
+    assert runs["ner", "n50"]["macro"] == pytest.approx([0.1, 0.3]) and runs["ner", "n50"]["micro"] == pytest.approx([0.2, 0.4])
+    text = study_table.markdown(runs, ["ner", "other"], [("n50", "50")], "macro", "sentences")
+    assert "| ner | 20.0 ± 14.1 |" in text and "| other | – |" in text
