@@ -111,6 +111,8 @@ def test_summarize_shows_the_size_factor_when_recorded():
     assert "| size factor |" in table and "| sCR | 2 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 2.50 |" in table
     # one run without it: no column rather than a misleading mean
     assert "size factor" not in markdown_table(summarize_reports([run(0.2, 2.0), run(0.4)]))
+    # every training set the size of its corpus (a loss comparison): no column
+    assert "size factor" not in markdown_table(summarize_reports([run(0.2, 1.0), run(0.4, 1.0)]))
 
 
 def test_summarize_cli_rejects_other_json(tmp_path):
