@@ -1,0 +1,73 @@
+"""Tune the decision thresholds of finished two_task_ner runs on dev and score
+them again on test, as runs named <run>-tuned next to the untuned ones.
+
+For each run, training/<corpus>/<run>-s<seed>/model-best gets its thresholds
+from `spacy-imbalance tune-thresholds` on corpus/<corpus>/dev.spacy, is saved
+as model-tuned, and is evaluated on the test split into
+metrics/<corpus>/<run>-tuned-s<seed>.json (with the run's own fields and the
+tuned thresholds). A run already tuned from the same model is skipped.
+
+    python scripts/tune_runs.py --corpus wnut17 --config two_task_auc --seed 0 --seed 1 --seed 2
+"""
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import srsly
+import typer
+
+
+def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: int) -> Path:
+    model = root / "training" / corpus / f"{run}-s{seed}" / "model-best"
+    source = root / "metrics" / corpus / f"{run}-s{seed}.json"
+    metrics = root / "metrics" / corpus / f"{run}-tuned-s{seed}.json"
+    if not model.exists() or not source.exists():
+        raise typer.BadParameter(f"no finished run {run} seed {seed} on {corpus} ({model}, {source})")
+    if metrics.exists() and srsly.read_json(metrics).get("tuned_from") == str(model):
+        print(f"{corpus} {run} seed {seed}: tuned before, skipped ({metrics})", flush=True)
+        return metrics
+    tuned = model.parent / "model-tuned"
+    data = root / "corpus" / corpus
+    cli = [sys.executable, "-m", "spacy_imbalance"]
+    subprocess.run([*cli, "tune-thresholds", str(model), str(data / "dev.spacy"), "--output", str(tuned),
+                    "--step", str(step), "--gpu-id", str(gpu_id)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([*cli, "evaluate", str(tuned), str(data / "test.spacy"), "--output", str(metrics),
+                    "--name", f"{run}-tuned", "--gpu-id", str(gpu_id)], check=True, stdout=subprocess.DEVNULL)
+    cfg = srsly.read_json(tuned / "two_task_ner" / "cfg")
+    report = srsly.read_json(metrics)
+    original = srsly.read_json(source)
+    keep = ("corpus", "config", "config_sha256", "seed", "max_steps", "overrides", "gpu_id", "train_seconds",
+            "train_examples", "train_sentences", "size_factor")
+    report.update({key: original[key] for key in keep if key in original})
+    report.update({"tuned_from": str(model), "thresholds": {"en": cfg["en_threshold"], "be": cfg["be_threshold"]}})
+    srsly.write_json(metrics, report)
+    print(f"{corpus} {run} seed {seed}: thresholds en {cfg['en_threshold']:.2f} be {cfg['be_threshold']:.2f}, "
+          f"test macro-F1 {100 * original['macro']['f']:.1f} -> {100 * report['macro']['f']:.1f}", flush=True)
+    return metrics
+
+
+def main(
+    corpora: List[str] = typer.Option(..., "--corpus"),
+    configs: List[str] = typer.Option(..., "--config"),
+    seeds: List[int] = typer.Option([0, 1, 2], "--seed"),
+    tag: Optional[str] = typer.Option(None, "--tag", help="The --tag the runs were trained with"),
+    step: float = typer.Option(0.05, "--step", help="Threshold grid step"),
+    gpu_id: int = typer.Option(-1, "--gpu-id"),
+    summary: Optional[str] = typer.Option(None, "--summary", help="Also write metrics/<corpus>/NAME.md: untuned and tuned runs side by side"),
+    root: Path = typer.Option(Path("."), "--root"),
+) -> None:
+    for corpus in corpora:
+        files = []
+        for config in configs:
+            run = f"{config}-{tag}" if tag else config
+            for seed in seeds:
+                files.append(str(root / "metrics" / corpus / f"{run}-s{seed}.json"))
+                files.append(str(tune_one(root, corpus, run, seed, step, gpu_id)))
+        if summary is not None:
+            subprocess.run([sys.executable, "-m", "spacy_imbalance", "summarize", *sorted(files),
+                            "--output", str(root / "metrics" / corpus / f"{summary}.md")], check=True)
+
+
+if __name__ == "__main__":
+    typer.run(main)
