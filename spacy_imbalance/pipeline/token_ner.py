@@ -20,7 +20,6 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -29,7 +28,8 @@ from thinc.types import Floats2d
 
 from ..decoding import constrained_viterbi
 from ..losses import TokenLoss
-from ..tags import TagScheme, check_label, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
+from ._labelled import LabelledEntityPipe, keep_preset
+from ..tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
 [model]
@@ -86,12 +86,14 @@ def make_token_ner(
     )
 
 
-class TokenNER(TrainablePipe):
+class TokenNER(LabelledEntityPipe):
     """Token-classification NER with a pluggable loss and constrained decoding.
 
     ``cfg`` holds the labels, the tag scheme, the optional ``spans_key`` and,
     for losses that weight classes (WCE), the training-set tag counts, so that a
     loaded pipeline trains on with the same weights."""
+
+    factory = "token_ner"
 
     def __init__(
         self,
@@ -123,38 +125,9 @@ class TokenNER(TrainablePipe):
         }
 
     @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
-
-    @property
     def tags(self) -> List[str]:
         """Tag inventory; index 0 is ``O``."""
         return tag_names(self.labels, self.cfg["tag_scheme"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    def add_label(self, label: str) -> int:
-        check_label(label, self.name)
-        if label in self.labels:
-            return 0
-        if self.model.get_ref("output_layer").has_dim("nO"):
-            raise ValueError(
-                f"token_ner '{self.name}': cannot add label {label!r} once the output layer's "
-                "size is set (after initialize, or nO in the config); give every label to initialize"
-            )
-        self.cfg["labels"] = sorted([*self.labels, label])
-        self.vocab.strings.add(label)
-        return 1
-
-    def _require_labels(self) -> None:
-        if not self.labels:
-            raise ValueError(
-                f"token_ner '{self.name}' has no labels: the training examples have no "
-                "entities and none were given to initialize "
-                f"([initialize.components.{self.name}.labels])"
-            )
 
     def predict(self, docs: Iterable[Doc]) -> Scores:
         docs = list(docs)
@@ -180,11 +153,7 @@ class TokenNER(TrainablePipe):
         spans_key = self.cfg["spans_key"]
         for doc, path, lp in zip(docs, paths, host):
             spans = tag_spans(doc, path, tags)
-            preset = list(doc.ents)
-            if preset:
-                taken = {i for ent in preset for i in range(ent.start, ent.end)}
-                spans = [s for s in spans if not taken.intersection(range(s.start, s.end))]
-            doc.set_ents(sorted(preset + spans, key=lambda s: s.start), default="outside")
+            doc.set_ents(keep_preset(doc, spans), default="outside")
             if spans_key is not None:
                 doc.spans[spans_key] = _scored_group(doc, spans_key, spans, path, lp)
 
@@ -235,23 +204,9 @@ class TokenNER(TrainablePipe):
         labels: Optional[Sequence[str]] = None,
     ) -> None:
         validate_get_examples(get_examples, "TokenNER.initialize")
-        if labels is None:
-            labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
-        # labels added before with add_label are kept, as spaCy's tagger does
-        for label in labels:
-            check_label(label, self.name)
-        self.cfg["labels"] = sorted(set(self.labels) | set(labels))
-        for label in self.labels:
-            self.vocab.strings.add(label)
-        self._require_labels()
+        self._initialize_labels(get_examples, labels)
         n_tags = len(self.tags)
-        output_layer = self.model.get_ref("output_layer")
-        if output_layer.has_dim("nO") and output_layer.get_dim("nO") != n_tags:
-            raise ValueError(
-                f"token_ner '{self.name}': the output layer has {output_layer.get_dim('nO')} tags but "
-                f"the labels {', '.join(self.labels)} need {n_tags} ({self.cfg['tag_scheme']}); "
-                "start from a fresh component (or nO = null) to change the label set"
-            )
+        self._check_output_width(n_tags, "tags")
         docs = [eg.x for eg in islice(get_examples(), 10)]
         self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), n_tags) for doc in docs])
         needs_counts = self.loss.needs_class_counts

@@ -13,8 +13,7 @@ from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Seque
 
 import numpy
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
@@ -23,9 +22,8 @@ from thinc.types import Floats2d
 from ..losses import AUCMarginLoss
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
-from ..tags import check_label
+from ._labelled import LabelledEntityPipe, keep_preset
 from ..two_task import (
-    MISSING,
     HeadLayout,
     Typing,
     decide,
@@ -114,11 +112,13 @@ def make_two_task_ner(
     )
 
 
-class TwoTaskNER(TrainablePipe):
+class TwoTaskNER(LabelledEntityPipe):
     """Entity-token and begin-token heads on a shared tok2vec.
 
     ``cfg`` holds the labels, the typing, the loss settings and the decision
     thresholds (which ``spacy-imbalance tune-thresholds`` rewrites)."""
+
+    factory = "two_task_ner"
 
     def __init__(
         self,
@@ -165,14 +165,6 @@ class TwoTaskNER(TrainablePipe):
         self._step = 0
 
     @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    @property
     def layout(self) -> HeadLayout:
         return HeadLayout(self.cfg["typing"], len(self.labels))
 
@@ -180,26 +172,6 @@ class TwoTaskNER(TrainablePipe):
     def pair_labels(self) -> List[str]:
         """The label each entity/begin pair writes."""
         return list(self.labels) if self.cfg["typing"] == "one_vs_all" else [self.cfg["untyped_label"]]
-
-    def add_label(self, label: str) -> int:
-        check_label(label, self.name)
-        if label in self.labels:
-            return 0
-        if self.model.get_ref("output_layer").has_dim("nO"):
-            raise ValueError(
-                f"two_task_ner '{self.name}': cannot add label {label!r} after the model is "
-                "initialized; give every label to initialize"
-            )
-        self.cfg["labels"] = sorted([*self.labels, label])
-        self.vocab.strings.add(label)
-        return 1
-
-    def _require_labels(self) -> None:
-        if not self.labels:
-            raise ValueError(
-                f"two_task_ner '{self.name}' has no labels: the training examples have no "
-                f"entities and none were given to initialize ([initialize.components.{self.name}.labels])"
-            )
 
     def predict(self, docs: Iterable[Doc]) -> Scores:
         docs = list(docs)
@@ -332,23 +304,9 @@ class TwoTaskNER(TrainablePipe):
         labels: Optional[Sequence[str]] = None,
     ) -> None:
         validate_get_examples(get_examples, "TwoTaskNER.initialize")
-        if labels is None:
-            labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
-        for label in labels:
-            check_label(label, self.name)
-        # labels added before with add_label are kept, as spaCy's tagger does
-        self.cfg["labels"] = sorted(set(self.labels) | set(labels))
-        for label in self.labels:
-            self.vocab.strings.add(label)
-        self._require_labels()
+        self._initialize_labels(get_examples, labels)
         layout = self.layout
-        output_layer = self.model.get_ref("output_layer")
-        if output_layer.has_dim("nO") and output_layer.get_dim("nO") != layout.width:
-            raise ValueError(
-                f"two_task_ner '{self.name}': the output layer has {output_layer.get_dim('nO')} columns "
-                f"but the labels {', '.join(self.labels)} need {layout.width}; start from a fresh "
-                "component (or nO = null) to change the label set"
-            )
+        self._check_output_width(layout.width, "columns")
         docs = [eg.x for eg in islice(get_examples(), 10)]
         self.model.get_ref("auc_params").set_dim("nT", layout.n_tasks)
         self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), layout.width) for doc in docs])
@@ -358,17 +316,6 @@ class TwoTaskNER(TrainablePipe):
         check_thresholds(en_threshold, be_threshold, f"two_task_ner '{self.name}'")
         self.cfg["en_threshold"] = float(en_threshold)
         self.cfg["be_threshold"] = float(be_threshold)
-
-
-def keep_preset(doc: Doc, spans: List[Span]) -> List[Span]:
-    """Entities the doc already has (e.g. from an entity_ruler before this
-    component) plus the predicted ones that do not overlap them."""
-    preset = list(doc.ents)
-    if not preset:
-        return spans
-    taken = {i for ent in preset for i in range(ent.start, ent.end)}
-    kept = [s for s in spans if not taken.intersection(range(s.start, s.end))]
-    return sorted(preset + kept, key=lambda s: s.start)
 
 
 def _sigmoid(xp: Any, x):

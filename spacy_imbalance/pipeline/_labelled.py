@@ -1,0 +1,78 @@
+"""What ``token_ner`` and ``two_task_ner`` share: their entity labels (kept
+in ``cfg["labels"]``, sorted, fixed once the output layer has its size) and
+how they write predictions next to entities a doc already has."""
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+
+from ..tags import check_label
+
+
+class LabelledEntityPipe(TrainablePipe):
+    """A trainable entity component whose output layer is sized by its labels.
+    Subclasses set ``factory`` (used in messages) and own ``cfg["labels"]``."""
+
+    factory = "entity component"
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    def add_label(self, label: str) -> int:
+        check_label(label, self.name)
+        if label in self.labels:
+            return 0
+        if self.model.get_ref("output_layer").has_dim("nO"):
+            raise ValueError(
+                f"{self.factory} '{self.name}': cannot add label {label!r} once the output layer's "
+                "size is set (after the model is initialized, or nO in the config); give every "
+                "label to initialize"
+            )
+        self.cfg["labels"] = sorted([*self.labels, label])
+        self.vocab.strings.add(label)
+        return 1
+
+    def _require_labels(self) -> None:
+        if not self.labels:
+            raise ValueError(
+                f"{self.factory} '{self.name}' has no labels: the training examples have no "
+                f"entities and none were given to initialize ([initialize.components.{self.name}.labels])"
+            )
+
+    def _initialize_labels(self, get_examples: Callable[[], Iterable[Example]], labels: Optional[Sequence[str]]) -> None:
+        """Labels from ``initialize(labels=...)`` or the data, plus those added
+        before with ``add_label`` (as spaCy's tagger keeps them)."""
+        if labels is None:
+            labels = [ent.label_ for eg in get_examples() for ent in eg.reference.ents]
+        for label in labels:
+            check_label(label, self.name)
+        self.cfg["labels"] = sorted(set(self.labels) | set(labels))
+        for label in self.labels:
+            self.vocab.strings.add(label)
+        self._require_labels()
+
+    def _check_output_width(self, width: int, unit: str) -> None:
+        output_layer = self.model.get_ref("output_layer")
+        if output_layer.has_dim("nO") and output_layer.get_dim("nO") != width:
+            raise ValueError(
+                f"{self.factory} '{self.name}': the output layer has {output_layer.get_dim('nO')} {unit} "
+                f"but the labels {', '.join(self.labels)} need {width}; start from a fresh component "
+                "(or nO = null) to change the label set"
+            )
+
+
+def keep_preset(doc: Doc, spans: List[Span]) -> List[Span]:
+    """Entities the doc already has (e.g. from an entity_ruler before the
+    component) plus the predicted ones that do not overlap them."""
+    preset = list(doc.ents)
+    if not preset:
+        return spans
+    taken = {i for ent in preset for i in range(ent.start, ent.end)}
+    kept = [s for s in spans if not taken.intersection(range(s.start, s.end))]
+    return sorted(preset + kept, key=lambda s: s.start)
