@@ -142,12 +142,12 @@ class TokenNER(LabelledEntityPipe):
         predicted entities that overlap them are dropped."""
         docs = list(docs)
         ops = self.model.ops
-        lengths = ops.asarray1i([len(s) for s in scores])
+        host_lengths = [len(s) for s in scores]
+        lengths = ops.asarray1i(host_lengths)
         # one softmax and one device-to-host copy for the whole batch
         log_probs = ops.unflatten(_log_softmax(ops, ops.flatten(scores)), lengths) if docs else []
         start, trans, end = transition_masks(self.tags, self.cfg["tag_scheme"])
         paths = constrained_viterbi(ops, log_probs, start, trans, end)
-        host_lengths = [len(s) for s in scores]
         host = numpy.split(ops.to_numpy(ops.flatten(log_probs)), numpy.cumsum(host_lengths)[:-1]) if docs else []
         tags = self.tags
         spans_key = self.cfg["spans_key"]
