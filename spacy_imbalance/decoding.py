@@ -1,4 +1,7 @@
-"""Constrained Viterbi decoding: the highest-scoring *valid* tag sequence.
+"""Decoders: constrained Viterbi for tag sequences (``token_ner``,
+``two_task_ner``) and greedy non-overlapping spans (``sampled_spancat``).
+
+Constrained Viterbi finds the highest-scoring *valid* tag sequence.
 
 A per-token argmax can emit ``O I-PER`` or ``B-LOC I-PER``; reading entities
 off such a sequence needs guesses. Instead the decoder maximises the sum of
@@ -54,3 +57,21 @@ def constrained_viterbi(
         paths[:, t - 1] = xp.take_along_axis(back[:, t], paths[:, t, None], axis=1)[:, 0]
     host = ops.to_numpy(paths)
     return [host[d, : lengths[d]].copy() for d in range(n_docs)]
+
+
+def greedy_non_overlapping(starts: numpy.ndarray, ends: numpy.ndarray, scores: numpy.ndarray) -> List[int]:
+    """Spans (token ``starts``, exclusive ``ends``) kept greedily by descending
+    score, each only when it overlaps no span kept before it (Li et al. 2021,
+    Sec. 2.3). Returns their indices in text order. Ties keep the earlier
+    index, so the result does not depend on the sort's stability."""
+    if len(starts) == 0:
+        return []
+    order = numpy.lexsort((numpy.arange(len(scores)), -numpy.asarray(scores)))
+    taken = numpy.zeros(int(numpy.max(ends)), dtype=bool)
+    kept = []
+    for i in order:
+        start, end = int(starts[i]), int(ends[i])
+        if not taken[start:end].any():
+            taken[start:end] = True
+            kept.append(int(i))
+    return sorted(kept, key=lambda i: int(starts[i]))

@@ -1,0 +1,182 @@
+"""``spacy-imbalance.SpanScorer.v1``: tok2vec -> span representations ->
+feed-forward scorer -> logits over O plus the entity labels (single-label
+softmax, column 0 = O).
+
+The model has three parts, each a ref, because training with negative
+sampling must not run them as one block: ``sampled_spancat`` runs
+``tok2vec`` once, may score *all* candidates without gradient (weighted
+sampler) or take their representations (Top-Neg), and then runs ``head``
+(= ``span_repr`` >> ``scorer``) with gradient on the selected spans only.
+
+Called as a whole (``model.predict(docs)``), it scores every candidate of
+width 1..``attrs["max_span_width"]`` (set by the component) and returns
+``SpanScores``.
+
+Span representations (``representation``):
+
+* ``"endpoints_width"``: [h_i; h_j; f(j - i + 1)] with a learned width
+  embedding f (Top-Neg, Eq. 1);
+* ``"endpoints_product"``: [h_i; h_j; h_i - h_j; h_i * h_j] (Li et al., Eq. 2).
+"""
+from typing import Callable, List, Literal, NamedTuple, Optional, Tuple
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Linear, Maxout, Model, chain, glorot_uniform_init, zero_init
+from thinc.types import Floats2d, Ints1d
+
+from ..candidates import Candidates, enumerate_candidates
+
+Representation = Literal["endpoints_width", "endpoints_product"]
+REPRESENTATIONS = ("endpoints_width", "endpoints_product")
+SpanInput = Tuple[Floats2d, Ints1d, Ints1d]  # flattened token vectors, first and last token of each span
+
+
+class SpanScores(NamedTuple):
+    candidates: Candidates
+    logits: Floats2d  # one row per candidate; column 0 = O
+
+
+@registry.architectures("spacy-imbalance.SpanScorer.v1")
+def build_span_scorer_v1(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    representation: Representation = "endpoints_width",
+    width_embedding: int = 32,
+    hidden_width: int = 256,
+    maxout_pieces: int = 3,
+    dropout: float = 0.1,
+    nO: Optional[int] = None,
+) -> Model[List[Doc], SpanScores]:
+    """hidden_width 256 is both papers' scoring-layer size; dropout 0.1 that
+    of the negative-sampling authors' code (their paper's BERT runs use 0.4,
+    too much for a small tok2vec). ``nO`` (labels + 1) is set by the
+    component when null."""
+    if representation not in REPRESENTATIONS:
+        raise ValueError(f"SpanScorer.v1: representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+    for setting, value in (("hidden_width", hidden_width), ("maxout_pieces", maxout_pieces), ("width_embedding", width_embedding)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"SpanScorer.v1: {setting} must be an integer >= 1, got {value!r}")
+    if not (0.0 <= dropout < 1.0):
+        raise ValueError(f"SpanScorer.v1: dropout must be in [0, 1), got {dropout!r}")
+    span_repr = build_span_representation(representation, width_embedding)
+    output_layer = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
+    scorer = chain(Maxout(nO=hidden_width, nP=maxout_pieces, dropout=dropout, normalize=True), output_layer)
+    head = chain(span_repr, scorer)
+    return Model(
+        "span_scorer",
+        forward,
+        init=init,
+        layers=[tok2vec, head],
+        refs={"tok2vec": tok2vec, "head": head, "span_repr": span_repr, "scorer": scorer, "output_layer": output_layer},
+        attrs={"max_span_width": None},
+    )
+
+
+def forward(model: Model[List[Doc], SpanScores], docs: List[Doc], is_train: bool) -> Tuple[SpanScores, Callable]:
+    tok2vec, head = model.layers
+    ops = model.ops
+    tokvecs, bp_tokvecs = tok2vec(docs, is_train)
+    lengths = [len(doc) for doc in docs]
+    candidates = enumerate_candidates(ops, lengths, max_width(model))
+    X = _flatten(model, tokvecs)
+    logits, bp_head = head((X, candidates.starts, candidates.ends), is_train)
+
+    def backprop(d_logits: Floats2d) -> List[Doc]:
+        d_X, _, _ = bp_head(d_logits)
+        return bp_tokvecs(ops.unflatten(d_X, ops.asarray1i(lengths)))
+
+    return SpanScores(candidates, logits), backprop
+
+
+def init(model: Model[List[Doc], SpanScores], X: Optional[List[Doc]] = None, Y: Optional[SpanScores] = None) -> None:
+    """Widths flow from the tok2vec's output: the span representation's input
+    width is the tok2vec width, the scorer's input width the representation's."""
+    tok2vec = model.get_ref("tok2vec")
+    tok2vec.initialize(X=X)
+    span_repr = model.get_ref("span_repr")
+    if not span_repr.has_dim("nI"):
+        width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
+        if width is None and X is not None:
+            width = _flatten(model, tok2vec.predict(X)).shape[1]
+        if width is None:
+            raise ValueError("SpanScorer.v1: cannot infer the token vector width; initialize with sample docs")
+        span_repr.set_dim("nI", width)
+    span_repr.initialize()
+    # a dummy batch carries the width through Maxout, LayerNorm and dropout
+    model.get_ref("scorer").initialize(X=model.ops.alloc2f(2, span_repr.get_dim("nO")))
+
+
+def max_width(model: Model) -> int:
+    value = model.attrs.get("max_span_width")
+    if value is None:
+        raise ValueError("SpanScorer.v1: attrs['max_span_width'] is unset; the sampled_spancat component sets it")
+    return int(value)
+
+
+def _flatten(model: Model, tokvecs: List[Floats2d]) -> Floats2d:
+    if not tokvecs:
+        return model.ops.alloc2f(0, 0)
+    return model.ops.flatten(tokvecs)
+
+
+def build_span_representation(representation: Representation, width_embedding: int) -> Model[SpanInput, Floats2d]:
+    """Span vectors from the flattened token vectors and each span's first and
+    last token. Dims: nI (token width), nV (max span width, set by the
+    component), nE (width embedding size), nO (output width)."""
+    return Model(
+        f"span_repr_{representation}",
+        _repr_forward,
+        init=_repr_init,
+        dims={"nI": None, "nO": None, "nV": None, "nE": width_embedding},
+        params={"E": None},
+        attrs={"representation": representation},
+    )
+
+
+def _repr_init(model: Model, X: Optional[SpanInput] = None, Y: Optional[Floats2d] = None) -> None:
+    if X is not None and not model.has_dim("nI"):
+        model.set_dim("nI", X[0].shape[1])
+    nI = model.get_dim("nI")
+    if model.attrs["representation"] == "endpoints_width":
+        model.set_dim("nO", 2 * nI + model.get_dim("nE"))
+        if not model.has_dim("nV"):
+            raise ValueError("SpanScorer.v1: the width embedding needs nV (the max span width) before initialize")
+        model.set_param("E", glorot_uniform_init(model.ops, (model.get_dim("nV"), model.get_dim("nE"))))
+    else:
+        model.set_dim("nO", 4 * nI)
+        model.set_param("E", model.ops.alloc2f(0, 0))
+
+
+def _repr_forward(model: Model, X: SpanInput, is_train: bool) -> Tuple[Floats2d, Callable]:
+    tokens, starts, ends = X
+    ops = model.ops
+    xp = ops.xp
+    first, last = tokens[starts], tokens[ends]
+    if model.attrs["representation"] == "endpoints_width":
+        width_ids = ends - starts
+        E = model.get_param("E")
+        if width_ids.shape[0] and int(width_ids.max()) >= E.shape[0]:
+            raise ValueError(f"SpanScorer.v1: a span of width {int(width_ids.max()) + 1} exceeds the width embedding's {E.shape[0]}")
+        output = xp.hstack([first, last, E[width_ids]])
+    else:
+        output = xp.hstack([first, last, first - last, first * last])
+    nI = tokens.shape[1]
+
+    def backprop(d_output: Floats2d) -> SpanInput:
+        d_first = d_output[:, :nI]
+        d_last = d_output[:, nI : 2 * nI]
+        if model.attrs["representation"] == "endpoints_width":
+            d_E = ops.alloc2f(*E.shape)
+            ops.scatter_add(d_E, width_ids, d_output[:, 2 * nI :])
+            model.inc_grad("E", d_E)
+        else:
+            d_diff = d_output[:, 2 * nI : 3 * nI]
+            d_prod = d_output[:, 3 * nI :]
+            d_first = d_first + d_diff + d_prod * last
+            d_last = d_last - d_diff + d_prod * first
+        d_tokens = ops.alloc2f(*tokens.shape)
+        ops.scatter_add(d_tokens, starts, d_first)
+        ops.scatter_add(d_tokens, ends, d_last)
+        return (d_tokens, starts, ends)
+
+    return output, backprop

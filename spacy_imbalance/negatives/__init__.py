@@ -1,0 +1,39 @@
+"""Negative samplers of ``sampled_spancat`` (registered in ``misc``).
+
+Positives are always all kept; a sampler only chooses which negative
+candidates (gold class O) the loss sees. Unsampled negatives get no gradient.
+
+* ``all_negatives.v1``: every negative (the standard span model);
+* ``uniform_negatives.v1(rate)``: ⌈rate·n⌉ per sentence, uniformly (Li et al. 2021);
+* ``weighted_negatives.v1(rate, mu, temperature)``: Eq. 14-16 of Li et al. 2022;
+* ``top_negatives.v1(ratio)``: Top-Neg, the most similar to the batch's positives (Xu et al. 2023).
+
+Sampling draws its random keys from a generator the component seeds at
+initialize from the global random state, which ``spacy train`` fixes from
+``[training] seed``: the same seed gives the same samples.
+"""
+from ._base import NegativeSampler, SamplingBatch, make_generator, top_k_per_group
+from .exhaustive import AllNegatives, create_all_negatives_v1
+from .temperature import ConstantTemperature, SqrtTemperature, create_constant_temperature_v1, create_sqrt_temperature_v1
+from .top import TopNegatives, create_top_negatives_v1
+from .uniform import UniformNegatives, create_uniform_negatives_v1
+from .weighted import WeightedNegatives, create_weighted_negatives_v1
+
+__all__ = [
+    "NegativeSampler",
+    "SamplingBatch",
+    "make_generator",
+    "top_k_per_group",
+    "AllNegatives",
+    "UniformNegatives",
+    "WeightedNegatives",
+    "TopNegatives",
+    "SqrtTemperature",
+    "ConstantTemperature",
+    "create_all_negatives_v1",
+    "create_uniform_negatives_v1",
+    "create_weighted_negatives_v1",
+    "create_top_negatives_v1",
+    "create_sqrt_temperature_v1",
+    "create_constant_temperature_v1",
+]

@@ -1,0 +1,458 @@
+"""``sampled_spancat``: a span classifier (O plus the entity labels, single
+label per span) trained with negative sampling, for corpora whose
+annotations miss entities.
+
+Every span of width 1..``max_span_width`` is a candidate. Training keeps all
+gold spans and only the negatives the configured sampler draws
+(``spacy_imbalance.negatives``): unsampled negatives get no gradient, so an
+unlabeled entity that is not drawn cannot teach the model that it is O.
+
+    [components.sampled_spancat]
+    factory = "sampled_spancat"
+    max_span_width = 8
+
+    [components.sampled_spancat.negatives]
+    @misc = "spacy-imbalance.weighted_negatives.v1"
+    rate = 0.7
+    mu = 8
+
+Prediction: the argmax class of every candidate; non-O spans, by descending
+probability, go to ``doc.ents`` unless they overlap one kept before; all of
+them, with their probabilities, go to ``doc.spans[spans_key]``.
+
+When the training references carry ``doc.spans[masked_key]`` (entities that
+``MaskedCorpus`` removed), the component counts how many sampled negatives are
+such entities: the missampling rate of Li et al. (2022, Eq. 12), reported as
+the ``missampling_rate`` score (a column of the training log) over the
+updates since the last evaluation.
+"""
+import warnings
+from itertools import islice
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc, SpanGroup
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.types import Floats2d, Ints1d
+
+from ..candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
+from ..decoding import greedy_non_overlapping
+from ..losses import TokenLoss
+from ..models.span_scorer import SpanScores
+from ..negatives import NegativeSampler, SamplingBatch, make_generator
+from ..span_gold import SpanTargets, count_gold, gold_labels, span_targets
+from ._labelled import LabelledEntityPipe, keep_preset
+
+DEFAULT_SAMPLED_SPANCAT_MODEL = """
+[model]
+@architectures = "spacy-imbalance.SpanScorer.v1"
+representation = "endpoints_width"
+width_embedding = 32
+hidden_width = 256
+maxout_pieces = 3
+dropout = 0.1
+nO = null
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
+DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7}
+DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
+MISSAMPLING_KEY = "missampling_rate"
+
+
+@Language.factory(
+    "sampled_spancat",
+    assigns=["doc.ents", "doc.spans"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "negatives": DEFAULT_NEGATIVES,
+        "loss": DEFAULT_LOSS,
+        "max_span_width": 8,
+        "gold_key": None,
+        "spans_key": "sc",
+        "masked_key": "masked",
+        "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
+    },
+    default_score_weights={
+        "ents_macro_f": 1.0,
+        "ents_macro_p": 0.0,
+        "ents_macro_r": 0.0,
+        "ents_f": 0.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+        "ents_per_type": None,
+        MISSAMPLING_KEY: 0.0,
+    },
+)
+def make_sampled_spancat(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], SpanScores],
+    negatives: NegativeSampler,
+    loss: TokenLoss,
+    max_span_width: int,
+    gold_key: Optional[str],
+    spans_key: Optional[str],
+    masked_key: Optional[str],
+    scorer: Optional[Callable],
+) -> "SampledSpanCategorizer":
+    """negatives: the sampler (``spacy-imbalance.*_negatives.v1``). loss: any
+    loss of ``spacy_imbalance.losses``, over the spans trained on (O is class 0).
+    max_span_width (int): widest candidate, in tokens; 8 as in Top-Neg.
+    gold_key: gold from doc.spans[gold_key] instead of doc.ents.
+    spans_key: where every non-O span and its probability is written (null: nowhere).
+    masked_key: span group of masked entities, for the missampling rate (null: off).
+    """
+    return SampledSpanCategorizer(
+        nlp.vocab,
+        model,
+        name,
+        negatives=negatives,
+        loss=loss,
+        max_span_width=max_span_width,
+        gold_key=gold_key,
+        spans_key=spans_key,
+        masked_key=masked_key,
+        scorer=scorer,
+    )
+
+
+class SampledSpanCategorizer(LabelledEntityPipe):
+    """Span classification over O + labels with sampled negatives.
+
+    ``cfg`` holds the labels, the span settings, the number of updates done
+    (the step of the weighted sampler's temperature schedule), the masked
+    entities and negatives drawn over the whole training (``missampled``) and,
+    for losses that weight classes, the training-set class counts."""
+
+    factory = "sampled_spancat"
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], SpanScores],
+        name: str = "sampled_spancat",
+        *,
+        negatives: NegativeSampler,
+        loss: TokenLoss,
+        max_span_width: int = 8,
+        gold_key: Optional[str] = None,
+        spans_key: Optional[str] = "sc",
+        masked_key: Optional[str] = "masked",
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width")
+        if not isinstance(negatives, NegativeSampler):
+            raise ValueError(
+                f"sampled_spancat '{name}': negatives must be a sampler from spacy_imbalance.negatives "
+                f'(e.g. @misc = "spacy-imbalance.uniform_negatives.v1"), got {type(negatives).__name__}'
+            )
+        if not isinstance(loss, TokenLoss):
+            raise ValueError(
+                f"sampled_spancat '{name}': loss must be a loss from spacy_imbalance.losses "
+                f'(e.g. @losses = "spacy-imbalance.CrossEntropy.v1"), got {type(loss).__name__}'
+            )
+        for setting, key in (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key)):
+            if key is not None and (not isinstance(key, str) or not key):
+                raise ValueError(f"sampled_spancat '{name}': {setting} must be a non-empty span group name or null, got {key!r}")
+        if masked_key is not None and masked_key in (gold_key, spans_key):
+            raise ValueError(
+                f"sampled_spancat '{name}': masked_key {masked_key!r} must differ from gold_key and spans_key: "
+                "the masked entities are not gold and not predictions"
+            )
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.negatives = negatives
+        self.loss = loss
+        self.scorer = scorer
+        _set_max_width(model, max_span_width, name)
+        self.cfg: Dict[str, Any] = {
+            "labels": [],
+            "max_span_width": max_span_width,
+            "gold_key": gold_key,
+            "spans_key": spans_key,
+            "masked_key": masked_key,
+            "n_updates": 0,
+            # [masked entities drawn, negatives drawn] over all updates
+            "missampled": [0, 0],
+            "class_counts": None,
+        }
+        self._generator: Any = None
+        # [masked entities drawn, negatives drawn] since the last score()
+        self._missampled = [0, 0]
+
+    @property
+    def max_span_width(self) -> int:
+        return int(self.cfg["max_span_width"])
+
+    @property
+    def classes(self) -> List[str]:
+        """Output columns: O, then the labels."""
+        return ["O", *self.labels]
+
+    # -- prediction -------------------------------------------------------
+
+    def predict(self, docs: Iterable[Doc]) -> SpanScores:
+        docs = list(docs)
+        if not any(len(doc) for doc in docs):
+            candidates = enumerate_candidates(self.model.ops, [len(doc) for doc in docs], self.max_span_width)
+            return SpanScores(candidates, self.model.ops.alloc2f(0, len(self.classes)))
+        return self.model.predict(docs)
+
+    def set_annotations(self, docs: Iterable[Doc], scores: SpanScores) -> None:
+        """Greedy non-overlapping non-O spans -> ``doc.ents`` (entities the
+        doc already has are kept, and win over overlapping predictions);
+        every non-O span with its probability -> ``doc.spans[spans_key]``."""
+        docs = list(docs)
+        candidates, logits = scores
+        ops = self.model.ops
+        xp = ops.xp
+        if logits.shape[0]:
+            probs = _softmax(xp, logits)
+            best = probs.argmax(axis=1)
+            entity = xp.nonzero(best > 0)[0]
+            # only the (few) non-O candidates leave the device
+            starts = ops.to_numpy(candidates.starts[entity])
+            ends = ops.to_numpy(candidates.ends[entity]) + 1
+            doc_ids = ops.to_numpy(candidates.doc_ids[entity])
+            classes = ops.to_numpy(best[entity])
+            confidence = ops.to_numpy(probs[entity, best[entity]])
+        else:
+            starts = ends = doc_ids = classes = numpy.zeros((0,), dtype="int32")
+            confidence = numpy.zeros((0,), dtype="float32")
+        offsets = doc_offsets(candidates.doc_lengths)
+        labels = self.classes
+        spans_key = self.cfg["spans_key"]
+        for i, doc in enumerate(docs):
+            mine = numpy.nonzero(doc_ids == i)[0]
+            local_starts, local_ends = starts[mine] - offsets[i], ends[mine] - offsets[i]
+            spans = [doc[int(s) : int(e)] for s, e in zip(local_starts, local_ends)]
+            for span, class_id in zip(spans, classes[mine]):
+                span.label_ = labels[int(class_id)]
+            kept = greedy_non_overlapping(local_starts, local_ends, confidence[mine])
+            doc.set_ents(keep_preset(doc, [spans[k] for k in kept]), default="outside")
+            if spans_key is not None:
+                group = SpanGroup(doc, name=spans_key, spans=spans)
+                group.attrs["scores"] = [float(c) for c in confidence[mine]]
+                doc.spans[spans_key] = group
+
+    # -- training ---------------------------------------------------------
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Encode the batch once, draw the negatives, then score (and
+        back-propagate through) only the gold spans and the drawn negatives."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "SampledSpanCategorizer.update")
+        docs = [eg.predicted for eg in examples]
+        if not any(len(doc) for doc in docs):
+            return losses
+        self._require_labels()
+        set_dropout_rate(self.model, drop)
+        ops = self.model.ops
+        tok2vec, head = self.model.get_ref("tok2vec"), self.model.get_ref("head")
+        tokvecs, bp_tokvecs = tok2vec.begin_update(docs)
+        lengths = [len(doc) for doc in docs]
+        X = ops.flatten(tokvecs)
+        candidates = enumerate_candidates(ops, lengths, self.max_span_width)
+        targets = self._targets(examples, candidates)
+        negatives = self._sample(candidates, targets, X)
+        self._count_missampled(targets, negatives)
+        selected = ops.xp.sort(ops.xp.concatenate([ops.xp.nonzero(targets.classes > 0)[0].astype("int32"), negatives]))
+        logits, bp_head = head.begin_update((X, candidates.starts[selected], candidates.ends[selected]))
+        d_logits, loss = self.loss(logits, targets.classes[selected])
+        d_X, _, _ = bp_head(d_logits)
+        bp_tokvecs(ops.unflatten(d_X, ops.asarray1i(lengths)))
+        if sgd is not None:
+            self.finish_update(sgd)
+        self.cfg["n_updates"] += 1
+        losses[self.name] += float(loss)
+        return losses
+
+    def sample_negatives(self, examples: Sequence[Example]) -> Tuple[Candidates, SpanTargets, Ints1d]:
+        """The candidates, their gold classes and the negatives the sampler
+        draws for ``examples``, as in ``update`` but without training (the
+        ``missampling`` command uses it)."""
+        docs = [eg.predicted for eg in examples]
+        ops = self.model.ops
+        tokvecs = self.model.get_ref("tok2vec").predict(docs)
+        X = ops.flatten(tokvecs) if any(len(doc) for doc in docs) else ops.alloc2f(0, 0)
+        candidates = enumerate_candidates(ops, [len(doc) for doc in docs], self.max_span_width)
+        targets = self._targets(examples, candidates)
+        return candidates, targets, self._sample(candidates, targets, X)
+
+    def _targets(self, examples: Sequence[Example], candidates: Candidates) -> SpanTargets:
+        label_index = {label: i for i, label in enumerate(self.labels)}
+        return span_targets(
+            self.model.ops,
+            examples,
+            candidates,
+            label_index,
+            gold_key=self.cfg["gold_key"],
+            masked_key=self.cfg["masked_key"],
+            component=self.name,
+        )
+
+    def _sample(self, candidates: Candidates, targets: SpanTargets, X: Floats2d) -> Ints1d:
+        if self._generator is None:
+            self._generator = _seeded_generator(self.model.ops)
+        batch = SamplingBatch(self.model.ops, candidates, targets.classes, step=int(self.cfg["n_updates"]))
+        span_input = (X, candidates.starts, candidates.ends)
+        if self.negatives.needs_probs and len(candidates):
+            batch = batch._replace(probs=_softmax(self.model.ops.xp, self.model.get_ref("head").predict(span_input)))
+        if self.negatives.needs_vectors and len(candidates):
+            batch = batch._replace(vectors=self.model.get_ref("span_repr").predict(span_input))
+        return self.negatives.sample(batch, self._generator)
+
+    def _count_missampled(self, targets: SpanTargets, negatives: Ints1d) -> None:
+        if targets.masked is None:
+            return
+        masked, drawn = int(targets.masked[negatives].sum()), int(negatives.shape[0])
+        self._missampled = [self._missampled[0] + masked, self._missampled[1] + drawn]
+        total = self.cfg["missampled"]
+        self.cfg["missampled"] = [total[0] + masked, total[1] + drawn]
+
+    def missampling_rate(self, *, reset: bool = False) -> Optional[float]:
+        """Share of the drawn negatives that were masked entities, over the
+        updates whose references carried the masked group (since the last
+        reset); None when there were none."""
+        masked, drawn = self._missampled
+        if reset:
+            self._missampled = [0, 0]
+        return masked / drawn if drawn else None
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+        scores = dict(super().score(examples, **kwargs))
+        scores[MISSAMPLING_KEY] = self.missampling_rate(reset=True)
+        return scores
+
+    def get_loss(self, examples: Iterable[Example], scores: SpanScores) -> Tuple[float, Floats2d]:
+        """Loss and gradient over *every* gold span and negative candidate of
+        ``scores`` (the unsampled objective, e.g. for a dev loss); ``update``
+        trains on the sampled negatives only."""
+        examples = list(examples)
+        validate_examples(examples, "SampledSpanCategorizer.get_loss")
+        candidates, logits = scores
+        targets = self._targets(examples, candidates)
+        d_logits, loss = self.loss(logits, targets.classes)
+        return float(loss), d_logits
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Sequence[str]] = None,
+    ) -> None:
+        validate_get_examples(get_examples, "SampledSpanCategorizer.initialize")
+        gold_key = self.cfg["gold_key"]
+        self._initialize_labels(get_examples, labels if labels is not None else gold_labels(get_examples(), gold_key))
+        n_classes = len(self.classes)
+        self._check_output_width(n_classes, "classes")
+        output_layer = self.model.get_ref("output_layer")
+        if not output_layer.has_dim("nO"):
+            output_layer.set_dim("nO", n_classes)
+        docs = [eg.x for eg in islice(get_examples(), 10)]
+        self.model.initialize(X=docs)
+        n_gold, n_wide = count_gold(get_examples(), self.max_span_width, gold_key)
+        if n_wide:
+            warnings.warn(
+                f"sampled_spancat '{self.name}': {n_wide} of {n_gold} gold spans ({100 * n_wide / n_gold:.1f} %) "
+                f"are wider than max_span_width = {self.max_span_width} tokens; they are no candidates, so "
+                "they are never trained on nor predicted. Raise max_span_width to cover them.",
+                stacklevel=2,
+            )
+        self.cfg["class_counts"] = self._count_classes(get_examples()) if self.loss.needs_class_counts else None
+        self._initialize_loss()
+        self.cfg["n_updates"] = 0
+        self.cfg["missampled"] = [0, 0]
+        self._generator = _seeded_generator(self.model.ops)
+
+    def _count_classes(self, examples: Iterable[Example]) -> List[int]:
+        """Gold class counts over every candidate of the training set (O =
+        negative candidates): the frequencies weighted losses need."""
+        counts = numpy.zeros(len(self.classes), dtype="int64")
+        ops = self.model.ops
+        batch: List[Example] = []
+        for eg in [*examples, None]:
+            if eg is not None:
+                batch.append(eg)
+            if batch and (eg is None or len(batch) == 256):
+                candidates = enumerate_candidates(ops, [len(e.predicted) for e in batch], self.max_span_width)
+                classes = ops.to_numpy(self._targets(batch, candidates).classes)
+                counts += numpy.bincount(classes[classes >= 0], minlength=len(counts))
+                batch = []
+        return [int(c) for c in counts]
+
+    def _initialize_loss(self) -> None:
+        counts = self.cfg.get("class_counts")
+        if counts is not None:
+            if len(counts) != len(self.classes):
+                raise ValueError(
+                    f"sampled_spancat '{self.name}': {len(counts)} stored class counts for "
+                    f"{len(self.classes)} classes; re-run initialize"
+                )
+            self.loss.initialize(counts)
+        elif self.loss.needs_class_counts and self.labels:
+            raise ValueError(
+                f"sampled_spancat '{self.name}': the loss {type(self.loss).__name__} needs class counts "
+                "from the training data, but this pipeline was initialized without them; re-run initialize"
+            )
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SampledSpanCategorizer":
+        super().from_bytes(bytes_data, exclude=exclude)
+        self._initialize_loss()
+        return self
+
+    def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "SampledSpanCategorizer":
+        super().from_disk(path, exclude=exclude)
+        self._initialize_loss()
+        return self
+
+
+def _set_max_width(model: Model, max_span_width: int, name: str) -> None:
+    """The model's candidates and width embedding follow the component's
+    ``max_span_width``; a model built for another width is an error."""
+    span_repr = model.get_ref("span_repr")
+    if span_repr.has_dim("nV") and span_repr.get_dim("nV") != max_span_width:
+        raise ValueError(
+            f"sampled_spancat '{name}': the model's width embedding covers {span_repr.get_dim('nV')} "
+            f"widths but max_span_width is {max_span_width}"
+        )
+    if not span_repr.has_dim("nV"):
+        span_repr.set_dim("nV", max_span_width)
+    model.attrs["max_span_width"] = max_span_width
+
+
+def _seeded_generator(ops: Any) -> Any:
+    # numpy's global state is what spacy train's fix_random_seed([training]
+    # seed) set, so the sampler's stream follows the training seed
+    return make_generator(ops, int(numpy.random.randint(0, 2**31 - 1)))
+
+
+def _softmax(xp: Any, logits: Floats2d) -> Floats2d:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = xp.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
