@@ -8,7 +8,7 @@ it is neither a positive nor a negative that may be sampled.
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
-from spacy.tokens import Span
+from spacy.tokens import Doc, Span
 from spacy.training import Example
 from thinc.api import Ops
 from thinc.types import Ints1d
@@ -144,8 +144,12 @@ def count_gold(examples: Iterable[Example], max_width: int, gold_key: Optional[s
 
 def gold_labels(examples: Iterable[Example], gold_key: Optional[str]) -> List[str]:
     """The labels of the reference gold (doc.ents or doc.spans[gold_key])."""
+    return doc_labels((eg.reference for eg in examples), gold_key)
+
+
+def doc_labels(docs: Iterable[Doc], gold_key: Optional[str]) -> List[str]:
     labels = set()
-    for eg in examples:
-        group: Iterable[Span] = eg.reference.ents if gold_key is None else eg.reference.spans.get(gold_key, [])
+    for doc in docs:
+        group: Iterable[Span] = doc.ents if gold_key is None else doc.spans.get(gold_key, [])
         labels.update(span.label_ for span in group)
     return sorted(labels)

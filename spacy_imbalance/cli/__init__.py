@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (register commands)
     convert,
     evaluate,
     mask,
+    missampling,
     resample,
     stats,
     subsample,

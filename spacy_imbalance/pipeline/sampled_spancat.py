@@ -294,11 +294,13 @@ class SampledSpanCategorizer(LabelledEntityPipe):
     def sample_negatives(self, examples: Sequence[Example]) -> Tuple[Candidates, SpanTargets, Ints1d]:
         """The candidates, their gold classes and the negatives the sampler
         draws for ``examples``, as in ``update`` but without training (the
-        ``missampling`` command uses it)."""
+        ``missampling`` command uses it). Samplers that need no model output
+        (all, uniform) work on an uninitialized component that has labels."""
         docs = [eg.predicted for eg in examples]
         ops = self.model.ops
-        tokvecs = self.model.get_ref("tok2vec").predict(docs)
-        X = ops.flatten(tokvecs) if any(len(doc) for doc in docs) else ops.alloc2f(0, 0)
+        X = ops.alloc2f(0, 0)
+        if (self.negatives.needs_probs or self.negatives.needs_vectors) and any(len(doc) for doc in docs):
+            X = ops.flatten(self.model.get_ref("tok2vec").predict(docs))
         candidates = enumerate_candidates(ops, [len(doc) for doc in docs], self.max_span_width)
         targets = self._targets(examples, candidates)
         return candidates, targets, self._sample(candidates, targets, X)

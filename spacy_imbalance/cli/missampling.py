@@ -1,0 +1,131 @@
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import spacy
+import srsly
+import typer
+from spacy.util import load_model
+from wasabi import msg
+
+from ..missampling import MissamplingResult, measure_missampling
+from ..negatives import (
+    AllNegatives,
+    ConstantTemperature,
+    NegativeSampler,
+    TopNegatives,
+    UniformNegatives,
+    WeightedNegatives,
+)
+from ..readers.docs_io import load_docs
+from ..span_gold import doc_labels
+from ._app import app, fail
+
+SAMPLERS = ("all", "uniform", "weighted", "top")
+DEFAULT_P = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+
+
+@app.command("missampling")
+def missampling_cli(
+    data_path: Path = typer.Argument(..., help="Well-annotated training data (.spacy or CoNLL); it is masked here"),
+    model: Optional[str] = typer.Option(None, "--model", help="Trained pipeline with a sampled_spancat component; needed by the weighted and top samplers"),
+    samplers: List[str] = typer.Option(["uniform"], "--sampler", help="all, uniform, weighted or top; repeat to compare"),
+    p_values: List[float] = typer.Option(DEFAULT_P, "--p", help="Masking probabilities; repeat (default 0.1 ... 0.9)"),
+    n_seeds: int = typer.Option(10, "--seeds", help="Seeds 0..N-1 per p (masking and sampling); the paper uses 10"),
+    rate: float = typer.Option(0.7, "--rate", help="uniform/weighted: negatives per token"),
+    mu: float = typer.Option(8.0, "--mu", help="weighted: mu of Eq. 16"),
+    temperature: float = typer.Option(1.0, "--temperature", help="weighted: T of Eq. 16 (1.0 = the schedule's last epoch)"),
+    ratio: float = typer.Option(0.05, "--ratio", help="top: share of the batch's negatives kept"),
+    max_span_width: int = typer.Option(8, "--max-span-width", help="Widest candidate without --model (with it, the component's)"),
+    component: str = typer.Option("sampled_spancat", "--component", help="Name of the component in --model"),
+    gold_key: Optional[str] = typer.Option(None, "--gold-key", help="Without --model: gold from doc.spans[KEY] instead of doc.ents"),
+    batch_size: int = typer.Option(64, "--batch-size", help="Sentences per batch (Top-Neg ranks within a batch)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the rates as JSON"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Save missampling rate against p (needs matplotlib)"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
+) -> None:
+    """Missampling rate (Eq. 12 of Li et al. 2022): the share of sampled negatives that are masked entities, per masking probability."""
+    if gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
+    if n_seeds < 1:
+        fail(f"--seeds must be >= 1, got {n_seeds}")
+    unknown = [name for name in samplers if name not in SAMPLERS]
+    if unknown:
+        fail(f"unknown --sampler {', '.join(unknown)}; choose from {', '.join(SAMPLERS)}")
+    try:
+        built = {name: _sampler(name, rate=rate, mu=mu, temperature=temperature, ratio=ratio) for name in samplers}
+        docs = load_docs(data_path)
+        pipe = _component(model, component, docs, max_span_width, gold_key)
+        for name, sampler in built.items():
+            if (sampler.needs_probs or sampler.needs_vectors) and model is None:
+                raise ValueError(f"the {name} sampler draws from a model's outputs: pass a trained pipeline with --model")
+    except (OSError, ValueError) as err:
+        fail(str(err))
+    seeds = list(range(n_seeds))
+    results: Dict[str, List[MissamplingResult]] = {}
+    for name, sampler in built.items():
+
+        def report(result: MissamplingResult, name: str = name) -> None:
+            msg.text(f"{name:>8}  p={result.p:.2f}  missampling {100 * result.mean:.3f} ± {100 * result.std:.3f} % ({sum(result.drawn)} negatives drawn)")
+
+        try:
+            results[name] = measure_missampling(pipe, sampler, docs, p_values, seeds, batch_size=batch_size, progress=report)
+        except ValueError as err:
+            fail(str(err))
+    header = ("p", *[f"{name} (%)" for name in results])
+    rows = [(f"{p:.2f}", *[f"{100 * results[n][i].mean:.3f} ± {100 * results[n][i].std:.3f}" for n in results]) for i, p in enumerate(p_values)]
+    msg.divider(f"Missampling rate on {data_path}, {n_seeds} seeds (mean ± std)")
+    msg.table(rows, header=header, aligns=("r",) * len(header))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        settings = {"rate": rate, "mu": mu, "temperature": temperature, "ratio": ratio, "max_span_width": pipe.max_span_width}
+        srsly.write_json(output, {"data": str(data_path), "model": model, "seeds": seeds, "settings": settings, "results": {n: [r.to_dict() for r in rs] for n, rs in results.items()}})
+        msg.good(f"Saved the rates to {output}")
+    if plot is not None:
+        _plot(results, plot, str(data_path))
+        msg.good(f"Saved the plot to {plot}")
+
+
+def _sampler(name: str, *, rate: float, mu: float, temperature: float, ratio: float) -> NegativeSampler:
+    if name == "all":
+        return AllNegatives()
+    if name == "uniform":
+        return UniformNegatives(rate)
+    if name == "weighted":
+        return WeightedNegatives(rate, mu, ConstantTemperature(temperature))
+    return TopNegatives(ratio)
+
+
+def _component(model: Optional[str], component: str, docs, max_span_width: int, gold_key: Optional[str]):
+    if model is not None:
+        nlp = load_model(model)
+        if component not in nlp.pipe_names:
+            raise ValueError(f"{model} has no component {component!r} (it has {', '.join(nlp.pipe_names)})")
+        pipe = nlp.get_pipe(component)
+        if not hasattr(pipe, "sample_negatives"):
+            raise ValueError(f"{component!r} in {model} is not a sampled_spancat component")
+        return pipe
+    # samplers that need no model run on an uninitialized component with labels
+    nlp = spacy.blank("xx")  # candidates need no language data
+    pipe = nlp.add_pipe("sampled_spancat", name=component, config={"max_span_width": max_span_width, "gold_key": gold_key})
+    for label in doc_labels(docs, gold_key):
+        pipe.add_label(label)
+    return pipe
+
+
+def _plot(results: Dict[str, List[MissamplingResult]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, rows in results.items():
+        ax.errorbar([r.p for r in rows], [100 * r.mean for r in rows], yerr=[100 * r.std for r in rows], marker="o", capsize=3, label=name)
+    ax.set_xlabel("masking probability p")
+    ax.set_ylabel("missampling rate (%)")
+    ax.set_title(f"Missampling rate: {title}")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
