@@ -147,10 +147,23 @@ def run_one(
             "gpu_id": gpu_id,
             "train_seconds": train_seconds,
             **train_set_size(root, config, corpus, seed, overrides),
+            **missampling_record(train_dir / "model-last"),
         }
     )
     srsly.write_json(metrics, report)
     return report
+
+
+def missampling_record(model: Path) -> dict:
+    """The missampling rate over the whole training, from the counts a
+    sampled_spancat component keeps in its cfg (empty for other pipelines,
+    or when the training data had no masked entities)."""
+    for cfg_path in sorted(model.glob("*/cfg")):
+        cfg = srsly.read_json(cfg_path)
+        masked, drawn = cfg.get("missampled") or (0, 0)
+        if drawn:
+            return {"missampling_rate": masked / drawn, "missampled": [masked, drawn]}
+    return {}
 
 
 def compare_with_baseline(root: Path, corpus: str, configs: List[str], seeds: List[int], baseline: str) -> Tuple[dict, str]:

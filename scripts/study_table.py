@@ -25,13 +25,26 @@ def collect(root: Path, corpus: str, configs: List[str], tags: List[str]) -> Dic
     runs: Dict[Tuple[str, str], Dict[str, List[float]]] = {}
     for config in configs:
         for tag in tags:
-            found = {"macro": [], "micro": []}
+            found = {"macro": [], "micro": [], "macro_p": [], "macro_r": [], "missampling": []}
             for path in sorted((root / "metrics" / corpus).glob(f"{config}-{tag}-s*.json")):
                 report = srsly.read_json(path)
                 found["macro"].append(report["macro"]["f"])
                 found["micro"].append(report["micro"]["f"])
+                found["macro_p"].append(report["macro"]["p"])
+                found["macro_r"].append(report["macro"]["r"])
+                if report.get("missampling_rate") is not None:
+                    found["missampling"].append(report["missampling_rate"])
             runs[config, tag] = found
     return runs
+
+
+CAPTIONS = {
+    "macro": "macro-F1",
+    "micro": "micro-F1",
+    "macro_p": "macro precision",
+    "macro_r": "macro recall",
+    "missampling": "missampling rate (share of sampled negatives that are masked entities, over the whole training; samplers only)",
+}
 
 
 def markdown(runs, configs: List[str], settings: List[Tuple[str, str]], average: str, xlabel: str) -> str:
@@ -42,7 +55,8 @@ def markdown(runs, configs: List[str], settings: List[Tuple[str, str]], average:
         lines.append(f"| {config} | " + " | ".join(cells) + " |")
     n_runs = sorted({len(runs[key][average]) for key in runs})
     lines.append("")
-    lines.append(f"{average}-F1 on the test split, mean ± std over {'/'.join(map(str, n_runs))} runs (one random subset per seed).")
+    where = "in training" if average == "missampling" else "on the test split"
+    lines.append(f"{CAPTIONS[average]} {where}, mean ± std (%) over {'/'.join(map(str, n_runs))} runs (one random draw per seed).")
     return "\n".join(lines) + "\n"
 
 
@@ -76,6 +90,7 @@ def main(
     configs: List[str] = typer.Option(..., "--config"),
     settings: List[str] = typer.Option(..., "--setting", help="TAG=LABEL, in column order, e.g. n50=50"),
     xlabel: str = typer.Option("setting", "--xlabel"),
+    detail: bool = typer.Option(False, "--detail", help="Also macro precision/recall and the missampling rate"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     pairs = []
@@ -92,6 +107,9 @@ def main(
         out = root / "metrics" / corpus / f"{name}.md"
         text = f"### {corpus}: macro-F1\n\n{markdown(runs, configs, pairs, 'macro', xlabel)}\n"
         text += f"### {corpus}: micro-F1\n\n{markdown(runs, configs, pairs, 'micro', xlabel)}"
+        if detail:
+            for average in ("macro_p", "macro_r", "missampling"):
+                text += f"\n### {corpus}: {CAPTIONS[average].split(' (')[0]}\n\n{markdown(runs, configs, pairs, average, xlabel)}"
         out.write_text(text, encoding="utf8")
         plot(runs, configs, pairs, out.with_suffix(".png"), f"{corpus}: test macro-F1 by {xlabel}", xlabel)
         typer.echo(text)

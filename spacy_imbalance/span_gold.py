@@ -8,6 +8,7 @@ it is neither a positive nor a negative that may be sampled.
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
+from spacy.attrs import ORTH, SPACY
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from thinc.api import Ops
@@ -37,12 +38,22 @@ def aligned_gold_spans(example: Example, gold_key: Optional[str]) -> Tuple[List[
     From doc.spans[gold_key]: the aligned spans (a doc without the key has
     none, as for spaCy's spancat); span groups have no notion of missing.
     """
-    n = len(example.predicted)
-    missing = numpy.zeros(n, dtype=bool)
+    if gold_key is None and same_tokens(example):
+        # the common case (gold_preproc, or the tokenizer that made the
+        # corpus): array reads instead of per-token BILUO alignment
+        iob = example.reference.to_array("ENT_IOB")
+        return [(e.start, e.end, e.label_) for e in example.reference.ents], iob == 0
     if gold_key is not None:
         group = example.reference.spans.get(gold_key, [])
         spans = example.get_aligned_spans_y2x(group, allow_overlap=True)
-        return [(s.start, s.end, s.label_) for s in spans], missing
+        return [(s.start, s.end, s.label_) for s in spans], numpy.zeros(len(example.predicted), dtype=bool)
+    return spans_from_aligned_ner(example)
+
+
+def spans_from_aligned_ner(example: Example) -> Tuple[List[GoldSpan], numpy.ndarray]:
+    """Entity spans and missing tokens read off ``example.get_aligned_ner()``:
+    right for any tokenization, but a Python pass over the tokens."""
+    missing = numpy.zeros(len(example.predicted), dtype=bool)
     spans: List[GoldSpan] = []
     start, label = -1, ""
     for i, tag in enumerate(example.get_aligned_ner()):
@@ -58,6 +69,15 @@ def aligned_gold_spans(example: Example, gold_key: Optional[str]) -> Tuple[List[
             spans.append((start, i + 1, label))
             start = -1
     return spans, missing
+
+
+def same_tokens(example: Example) -> bool:
+    """Whether predicted and reference have identical tokens (text and
+    trailing space), so that token i of one is token i of the other."""
+    x, y = example.predicted, example.reference
+    if len(x) != len(y):
+        return False
+    return bool(numpy.array_equal(x.to_array([ORTH, SPACY]), y.to_array([ORTH, SPACY])))
 
 
 def aligned_masked_spans(example: Example, masked_key: str) -> Optional[List[Tuple[int, int]]]:

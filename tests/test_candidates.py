@@ -126,3 +126,23 @@ def test_greedy_decoder_never_overlaps_and_is_maximal(spans):
     # every dropped span overlaps a kept one with a score at least as high
     for i in set(range(len(spans))) - set(kept):
         assert any(starts[k] < ends[i] and starts[i] < ends[k] and scores[k] >= scores[i] for k in kept)
+
+
+def test_fast_gold_path_equals_the_aligned_biluo_path():
+    """Identical tokens take array reads; they must give what the per-token
+    alignment gives. Another tokenization takes the alignment."""
+    from spacy_imbalance.span_gold import aligned_gold_spans, same_tokens, spans_from_aligned_ner
+
+    nlp = spacy.blank("en")
+    eg = make_example(nlp, ["Kate", "Bush", "sings", "in", "New", "York"], [(0, 2, "PER"), (4, 6, "LOC")], missing=[3])
+    assert same_tokens(eg)
+    fast, fast_missing = aligned_gold_spans(eg, None)
+    slow, slow_missing = spans_from_aligned_ner(eg)
+    assert fast == slow == [(0, 2, "PER"), (4, 6, "LOC")]
+    assert fast_missing.tolist() == slow_missing.tolist() == [False, False, False, True, False, False]
+    # "New York" as one predicted token: no longer identical, still aligned
+    reference = eg.reference
+    predicted = Doc(nlp.vocab, words=["Kate", "Bush", "sings", "in", "New York"], spaces=[True, True, True, True, False])
+    other = Example(predicted, reference)
+    assert not same_tokens(other)
+    assert aligned_gold_spans(other, None)[0] == [(0, 2, "PER"), (4, 5, "LOC")]

@@ -45,8 +45,23 @@ def test_study_table_cells_and_markdown(tmp_path):
     folder = tmp_path / "metrics" / "c"
     folder.mkdir(parents=True)
     for seed, (macro, micro) in enumerate([(0.1, 0.2), (0.3, 0.4)]):
-        srsly.write_json(folder / f"ner-n50-s{seed}.json", {"macro": {"f": macro}, "micro": {"f": micro}})
+        report = {"macro": {"f": macro, "p": 2 * macro, "r": macro / 2}, "micro": {"f": micro}}
+        if seed == 1:
+            report["missampling_rate"] = 0.01  # only sampled_spancat runs record it
+        srsly.write_json(folder / f"ner-n50-s{seed}.json", report)
     runs = study_table.collect(tmp_path, "c", ["ner", "other"], ["n50"])
     assert runs["ner", "n50"]["macro"] == pytest.approx([0.1, 0.3]) and runs["ner", "n50"]["micro"] == pytest.approx([0.2, 0.4])
+    assert runs["ner", "n50"]["macro_p"] == pytest.approx([0.2, 0.6]) and runs["ner", "n50"]["missampling"] == [0.01]
     text = study_table.markdown(runs, ["ner", "other"], [("n50", "50")], "macro", "sentences")
     assert "| ner | 20.0 ± 14.1 |" in text and "| other | – |" in text
+    assert "| ner | 1.0 ± 0.0 |" in study_table.markdown(runs, ["ner"], [("n50", "50")], "missampling", "p")
+
+
+def test_missampling_record_reads_the_component_counts(tmp_path):
+    model = tmp_path / "model-last"
+    (model / "tok2vec").mkdir(parents=True)
+    (model / "sampled_spancat").mkdir()
+    srsly.write_json(model / "tok2vec" / "cfg", {})
+    assert benchmark.missampling_record(model) == {}
+    srsly.write_json(model / "sampled_spancat" / "cfg", {"missampled": [2, 8]})
+    assert benchmark.missampling_record(model) == {"missampling_rate": 0.25, "missampled": [2, 8]}
