@@ -281,3 +281,17 @@ def test_same_seed_same_training():
         return history
 
     assert run() == run()
+
+
+def test_a_batch_without_annotation_changes_nothing(trained):
+    nlp, _, _ = trained
+    words = ["Kate", "met", "Bob"]
+    reference = Doc(nlp.vocab, words=words)
+    reference.set_ents([], missing=[reference[0:3]], default="unmodified")
+    example = Example(Doc(nlp.vocab, words=words), reference)
+    pipe = nlp.get_pipe("sampled_spancat")
+    output_layer = pipe.model.get_ref("output_layer")
+    before = output_layer.get_grad("W").copy()
+    losses = pipe.update([example], losses={})
+    assert losses["sampled_spancat"] == 0.0
+    assert (output_layer.get_grad("W") == before).all()  # no gradient was added

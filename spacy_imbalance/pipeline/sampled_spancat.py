@@ -281,6 +281,9 @@ class SampledSpanCategorizer(LabelledEntityPipe):
         negatives = self._sample(candidates, targets, X)
         self._count_missampled(targets, negatives)
         selected = ops.xp.sort(ops.xp.concatenate([ops.xp.nonzero(targets.classes > 0)[0].astype("int32"), negatives]))
+        if selected.shape[0] == 0:
+            # nothing to learn from (e.g. every token's annotation is missing)
+            return losses
         logits, bp_head = head.begin_update((X, candidates.starts[selected], candidates.ends[selected]))
         d_logits, loss = self.loss(logits, targets.classes[selected])
         d_X, _, _ = bp_head(d_logits)
