@@ -1,7 +1,9 @@
-"""What ``token_ner`` and ``two_task_ner`` share: their entity labels (kept
-in ``cfg["labels"]``, sorted, fixed once the output layer has its size) and
-how they write predictions next to entities a doc already has."""
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+"""What the entity components share: their entity labels (kept in
+``cfg["labels"]``, sorted, fixed once the output layer has its size), how
+they write predictions next to entities a doc already has and, for
+``token_ner`` and ``sampled_spancat``, the class counts their loss may need."""
+from pathlib import Path
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span
@@ -65,6 +67,46 @@ class LabelledEntityPipe(TrainablePipe):
                 f"but the labels {', '.join(self.labels)} need {width}; start from a fresh component "
                 "(or nO = null) to change the label set"
             )
+
+
+class ClassCountedPipe(LabelledEntityPipe):
+    """An entity component trained with a loss of ``spacy_imbalance.losses``,
+    which may need the training set's class counts (weighted cross entropy).
+    They are kept in ``cfg["class_counts"]``, one per entry of
+    ``loss_classes``, so that a loaded pipeline trains on with the same
+    weights. Subclasses set ``self.loss``."""
+
+    @property
+    def loss_classes(self) -> List[str]:
+        """The classes the loss sees, in output-column order."""
+        raise NotImplementedError
+
+    def _initialize_loss(self) -> None:
+        counts = self.cfg.get("class_counts")
+        n_classes = len(self.loss_classes)
+        if counts is not None:
+            if len(counts) != n_classes:
+                raise ValueError(
+                    f"{self.factory} '{self.name}': {len(counts)} stored class counts for "
+                    f"{n_classes} classes; re-run initialize"
+                )
+            self.loss.initialize(counts)
+        elif self.loss.needs_class_counts and self.labels:
+            raise ValueError(
+                f"{self.factory} '{self.name}': the loss {type(self.loss).__name__} needs class "
+                "counts from the training data, but this pipeline was initialized with a "
+                "loss that did not record them; re-run initialize"
+            )
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ClassCountedPipe":
+        super().from_bytes(bytes_data, exclude=exclude)
+        self._initialize_loss()
+        return self
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ClassCountedPipe":
+        super().from_disk(path, exclude=exclude)
+        self._initialize_loss()
+        return self
 
 
 def keep_preset(doc: Doc, spans: List[Span]) -> List[Span]:

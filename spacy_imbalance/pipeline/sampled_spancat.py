@@ -44,7 +44,7 @@ from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores
 from ..negatives import NegativeSampler, SamplingBatch, make_generator
 from ..span_gold import SpanTargets, count_gold, gold_labels, span_targets
-from ._labelled import LabelledEntityPipe, keep_preset
+from ._labelled import ClassCountedPipe, keep_preset
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
 [model]
@@ -129,7 +129,7 @@ def make_sampled_spancat(
     )
 
 
-class SampledSpanCategorizer(LabelledEntityPipe):
+class SampledSpanCategorizer(ClassCountedPipe):
     """Span classification over O + labels with sampled negatives.
 
     ``cfg`` holds the labels, the span settings, the number of updates done
@@ -411,30 +411,9 @@ class SampledSpanCategorizer(LabelledEntityPipe):
                 batch = []
         return [int(c) for c in counts]
 
-    def _initialize_loss(self) -> None:
-        counts = self.cfg.get("class_counts")
-        if counts is not None:
-            if len(counts) != len(self.classes):
-                raise ValueError(
-                    f"sampled_spancat '{self.name}': {len(counts)} stored class counts for "
-                    f"{len(self.classes)} classes; re-run initialize"
-                )
-            self.loss.initialize(counts)
-        elif self.loss.needs_class_counts and self.labels:
-            raise ValueError(
-                f"sampled_spancat '{self.name}': the loss {type(self.loss).__name__} needs class counts "
-                "from the training data, but this pipeline was initialized without them; re-run initialize"
-            )
-
-    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SampledSpanCategorizer":
-        super().from_bytes(bytes_data, exclude=exclude)
-        self._initialize_loss()
-        return self
-
-    def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "SampledSpanCategorizer":
-        super().from_disk(path, exclude=exclude)
-        self._initialize_loss()
-        return self
+    @property
+    def loss_classes(self) -> List[str]:
+        return self.classes
 
 
 def _set_max_width(model: Model, max_span_width: int, name: str) -> None:

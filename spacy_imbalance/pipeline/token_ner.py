@@ -15,8 +15,7 @@ never writes an ``I-`` that continues nothing.
     lambda_ = 0.2
 """
 from itertools import islice
-from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -28,7 +27,7 @@ from thinc.types import Floats2d
 
 from ..decoding import constrained_viterbi
 from ..losses import TokenLoss
-from ._labelled import LabelledEntityPipe, keep_preset
+from ._labelled import ClassCountedPipe, keep_preset
 from ..tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
@@ -86,7 +85,7 @@ def make_token_ner(
     )
 
 
-class TokenNER(LabelledEntityPipe):
+class TokenNER(ClassCountedPipe):
     """Token-classification NER with a pluggable loss and constrained decoding.
 
     ``cfg`` holds the labels, the tag scheme, the optional ``spans_key`` and,
@@ -223,31 +222,9 @@ class TokenNER(LabelledEntityPipe):
             counts += numpy.bincount(ids[ids >= 0], minlength=len(tag_index))
         return [int(c) for c in counts]
 
-    def _initialize_loss(self) -> None:
-        counts = self.cfg.get("class_counts")
-        if counts is not None:
-            if len(counts) != len(self.tags):
-                raise ValueError(
-                    f"token_ner '{self.name}': {len(counts)} stored class counts for "
-                    f"{len(self.tags)} tags; re-run initialize"
-                )
-            self.loss.initialize(counts)
-        elif self.loss.needs_class_counts and self.labels:
-            raise ValueError(
-                f"token_ner '{self.name}': the loss {type(self.loss).__name__} needs class "
-                "counts from the training data, but this pipeline was initialized with a "
-                "loss that did not record them; re-run initialize"
-            )
-
-    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "TokenNER":
-        super().from_bytes(bytes_data, exclude=exclude)
-        self._initialize_loss()
-        return self
-
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "TokenNER":
-        super().from_disk(path, exclude=exclude)
-        self._initialize_loss()
-        return self
+    @property
+    def loss_classes(self) -> List[str]:
+        return self.tags
 
 
 def _log_softmax(ops: Any, scores: Floats2d) -> Floats2d:
