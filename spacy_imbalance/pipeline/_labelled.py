@@ -12,6 +12,33 @@ from spacy.training import Example
 from ..tags import check_label
 
 
+# The tok2vec of the components' default model configs: spaCy's own default
+# for its ner and tagger (a CNN over hash embeddings), so that a component
+# added without a model config compares with spaCy's.
+DEFAULT_TOK2VEC_CONFIG = """
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+
+# Checkpoints are selected by macro-F1; spaCy's micro scores are reported.
+ENTS_SCORE_WEIGHTS = {
+    "ents_macro_f": 1.0,
+    "ents_macro_p": 0.0,
+    "ents_macro_r": 0.0,
+    "ents_f": 0.0,
+    "ents_p": 0.0,
+    "ents_r": 0.0,
+    "ents_per_type": None,
+}
+
+
 class LabelledEntityPipe(TrainablePipe):
     """A trainable entity component whose output layer is sized by its labels.
     Subclasses set ``factory`` (used in messages) and own ``cfg["labels"]``."""

@@ -44,7 +44,7 @@ from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores
 from ..negatives import NegativeSampler, SamplingBatch, make_generator
 from ..span_gold import SpanTargets, count_gold, gold_labels, span_targets
-from ._labelled import ClassCountedPipe, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, keep_preset
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
 [model]
@@ -55,17 +55,7 @@ hidden_width = 256
 maxout_pieces = 3
 dropout = 0.1
 nO = null
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
 DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7}
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
@@ -86,13 +76,7 @@ MISSAMPLING_KEY = "missampling_rate"
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights={
-        "ents_macro_f": 1.0,
-        "ents_macro_p": 0.0,
-        "ents_macro_r": 0.0,
-        "ents_f": 0.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "ents_per_type": None,
+        **ENTS_SCORE_WEIGHTS,
         MISSAMPLING_KEY: 0.0,
     },
 )

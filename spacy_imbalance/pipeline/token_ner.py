@@ -27,24 +27,14 @@ from thinc.types import Floats2d
 
 from ..decoding import constrained_viterbi
 from ..losses import TokenLoss
-from ._labelled import ClassCountedPipe, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, keep_preset
 from ..tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
 [model]
 @architectures = "spacy-imbalance.TokenTagger.v1"
 nO = null
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_TOKEN_NER_MODEL)["model"]
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
 
@@ -61,15 +51,7 @@ Scores = List[Floats2d]
         "spans_key": None,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
-    default_score_weights={
-        "ents_macro_f": 1.0,
-        "ents_macro_p": 0.0,
-        "ents_macro_r": 0.0,
-        "ents_f": 0.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "ents_per_type": None,
-    },
+    default_score_weights=ENTS_SCORE_WEIGHTS,
 )
 def make_token_ner(
     nlp: Language,

@@ -22,7 +22,7 @@ from thinc.types import Floats2d
 from ..losses import AUCMarginLoss
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
-from ._labelled import LabelledEntityPipe, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, keep_preset
 from ..two_task import (
     HeadLayout,
     Typing,
@@ -38,17 +38,7 @@ DEFAULT_TWO_TASK_MODEL = """
 [model]
 @architectures = "spacy-imbalance.TwoTaskTagger.v1"
 nO = null
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_TWO_TASK_MODEL)["model"]
 LossMode = Literal["auc", "bce", "compositional"]
 LOSS_MODES = ("auc", "bce", "compositional")
@@ -71,15 +61,7 @@ Scores = List[Floats2d]
         "be_threshold": 0.5,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
-    default_score_weights={
-        "ents_macro_f": 1.0,
-        "ents_macro_p": 0.0,
-        "ents_macro_r": 0.0,
-        "ents_f": 0.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "ents_per_type": None,
-    },
+    default_score_weights=ENTS_SCORE_WEIGHTS,
 )
 def make_two_task_ner(
     nlp: Language,
