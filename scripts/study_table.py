@@ -4,14 +4,23 @@ entity-token shares), each cell the mean ± std over seeds of the runs that
 
     python scripts/study_table.py low_resource --corpus wnut17 \
         --config ner --config two_task_auc --setting n50=50 --setting n100=100 \
-        --xlabel "training sentences"
+        --xlabel "training sentences" --baseline two_task_bce
+
+With --baseline, every other system is compared with the baseline in each
+setting by a paired bootstrap (seeds paired: the same seed draws the same
+training subset or mask for every config; 1,000 resamples of the test
+sentences), written as a table of macro-F1 differences with 95 % intervals and
+to <name>-paired.json.
 """
 from pathlib import Path
 from statistics import mean, stdev
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import srsly
 import typer
+
+from spacy_imbalance.scorers.bootstrap import paired_bootstrap_runs
+from spacy_imbalance.scorers.counts import MatchCounts
 
 
 def cell(values: List[float]) -> str:
@@ -60,6 +69,59 @@ def markdown(runs, configs: List[str], settings: List[Tuple[str, str]], average:
     return "\n".join(lines) + "\n"
 
 
+def seed_of(path: Path) -> int:
+    return int(path.stem.rsplit("-s", 1)[1])
+
+
+def paired(root: Path, corpus: str, config: str, baseline: str, tag: str) -> Optional[Dict[str, Dict[str, float]]]:
+    """Paired bootstrap of ``config`` against ``baseline`` on the seeds both
+    have run with this tag; None when they share no seed."""
+    folder = root / "metrics" / corpus
+
+    def by_seed(name: str) -> Dict[int, Path]:
+        return {seed_of(path): path for path in folder.glob(f"{name}-{tag}-s*.json")}
+
+    base, system = by_seed(baseline), by_seed(config)
+    seeds = sorted(set(base) & set(system))
+    if not seeds:
+        return None
+
+    def counts(paths: Dict[int, Path]) -> List[MatchCounts]:
+        reports = [srsly.read_json(paths[seed]) for seed in seeds]
+        missing = [str(paths[seed]) for seed, report in zip(seeds, reports) if "counts" not in report]
+        if missing:
+            raise typer.BadParameter(f"no per-sentence counts (rerun with --baseline in benchmark.py): {', '.join(missing)}")
+        return [MatchCounts.from_sparse(report["counts"]) for report in reports]
+
+    result = paired_bootstrap_runs(counts(base), counts(system), n_resamples=1000, seed=0)
+    return {**result, "seeds": seeds}
+
+
+def paired_markdown(diffs, configs: List[str], baseline: str, settings: List[Tuple[str, str]], xlabel: str) -> str:
+    header = f"| system − {baseline} \\ {xlabel} | " + " | ".join(label for _, label in settings) + " |"
+    lines = [header, "| --- |" + " --: |" * len(settings)]
+    for config in configs:
+        if config == baseline:
+            continue
+        cells = []
+        for tag, _ in settings:
+            diff = diffs.get((config, tag))
+            if diff is None:
+                cells.append("–")
+                continue
+            macro = diff["macro_f"]
+            # bold where the 95 % interval excludes zero
+            text = f"{100 * macro['delta']:+.1f} [{100 * macro['low']:+.1f}, {100 * macro['high']:+.1f}]"
+            cells.append(f"**{text}**" if macro["low"] > 0 or macro["high"] < 0 else text)
+        lines.append(f"| {config} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(
+        f"Δ macro-F1 against `{baseline}` (points): mean over the paired seeds and paired bootstrap 95 % interval "
+        "(1,000 resamples of the test sentences); bold where the interval excludes 0."
+    )
+    return "\n".join(lines) + "\n"
+
+
 def plot(runs, configs: List[str], settings: List[Tuple[str, str]], path: Path, title: str, xlabel: str) -> None:
     import matplotlib
 
@@ -91,6 +153,7 @@ def main(
     settings: List[str] = typer.Option(..., "--setting", help="TAG=LABEL, in column order, e.g. n50=50"),
     xlabel: str = typer.Option("setting", "--xlabel"),
     detail: bool = typer.Option(False, "--detail", help="Also macro precision/recall and the missampling rate"),
+    baselines: List[str] = typer.Option([], "--baseline", help="Compare every other system with this one (paired bootstrap); repeatable"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     pairs = []
@@ -99,6 +162,9 @@ def main(
         if not sep:
             raise typer.BadParameter(f"expected TAG=LABEL, got {item!r}", param_hint="--setting")
         pairs.append((tag, label))
+    unknown = [b for b in baselines if b not in configs]
+    if unknown:
+        raise typer.BadParameter(f"{unknown} not among the --config values {configs}", param_hint="--baseline")
     for corpus in corpora:
         runs = collect(root, corpus, configs, [tag for tag, _ in pairs])
         missing = [f"{c}-{t}" for (c, t), found in runs.items() if not found["macro"]]
@@ -110,6 +176,17 @@ def main(
         if detail:
             for average in ("macro_p", "macro_r", "missampling"):
                 text += f"\n### {corpus}: {CAPTIONS[average].split(' (')[0]}\n\n{markdown(runs, configs, pairs, average, xlabel)}"
+        comparisons = {}
+        for baseline in baselines:
+            diffs = {
+                (config, tag): paired(root, corpus, config, baseline, tag)
+                for config in configs if config != baseline for tag, _ in pairs
+            }
+            diffs = {key: diff for key, diff in diffs.items() if diff is not None}
+            comparisons[baseline] = {f"{config}-{tag}": diff for (config, tag), diff in diffs.items()}
+            text += f"\n### {corpus}: paired against {baseline}\n\n{paired_markdown(diffs, configs, baseline, pairs, xlabel)}"
+        if baselines:
+            srsly.write_json(out.with_name(f"{name}-paired.json"), comparisons)
         out.write_text(text, encoding="utf8")
         plot(runs, configs, pairs, out.with_suffix(".png"), f"{corpus}: test macro-F1 by {xlabel}", xlabel)
         typer.echo(text)

@@ -65,3 +65,34 @@ def test_missampling_record_reads_the_component_counts(tmp_path):
     assert benchmark.missampling_record(model) == {}
     srsly.write_json(model / "sampled_spancat" / "cfg", {"missampled": [2, 8]})
     assert benchmark.missampling_record(model) == {"missampling_rate": 0.25, "missampled": [2, 8]}
+
+
+def test_study_table_pairs_runs_by_seed(tmp_path):
+    from spacy_imbalance.scorers.counts import MatchCounts
+    import numpy
+
+    folder = tmp_path / "metrics" / "c"
+    folder.mkdir(parents=True)
+    # 4 test sentences, one label: the baseline finds 2 of 4 entities, the
+    # system all 4 (seed 0) or the same 2 (seed 1); seed 2 only has a baseline
+    def counts(tp):
+        table = numpy.array([[[1, 0, 0]] if found else [[0, 0, 1]] for found in tp], dtype="int64")
+        return MatchCounts(["X"], table).to_sparse()
+
+    half = counts([1, 1, 0, 0])
+    srsly.write_json(folder / "base-p1-s0.json", {"counts": half})
+    srsly.write_json(folder / "base-p1-s1.json", {"counts": half})
+    srsly.write_json(folder / "base-p1-s2.json", {"counts": half})
+    srsly.write_json(folder / "sys-p1-s0.json", {"counts": counts([1, 1, 1, 1])})
+    srsly.write_json(folder / "sys-p1-s1.json", {"counts": half})
+    diff = study_table.paired(tmp_path, "c", "sys", "base", "p1")
+    assert diff["seeds"] == [0, 1]
+    # F1 2/3 -> 1 on seed 0, unchanged on seed 1: mean delta (1 - 2/3) / 2
+    assert diff["macro_f"]["delta"] == pytest.approx(1 / 6)
+    assert study_table.paired(tmp_path, "c", "sys", "base", "p2") is None
+    text = study_table.paired_markdown({("sys", "p1"): diff}, ["base", "sys"], "base", [("p1", "1%"), ("p2", "2%")], "share")
+    row = next(line for line in text.splitlines() if line.startswith("| sys |"))
+    assert row.startswith("| sys | +16.7 [") and row.endswith(" | – |")
+    srsly.write_json(folder / "sys-p1-s1.json", {"macro": {}})
+    with pytest.raises(typer.BadParameter, match="sys-p1-s1.json"):
+        study_table.paired(tmp_path, "c", "sys", "base", "p1")
