@@ -75,6 +75,24 @@ def test_overfits_to_the_exact_spans(sampler):
     assert ents_of(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
 
 
+@pytest.mark.parametrize(
+    "loss",
+    [
+        {"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": 2.0},
+        # MoM's majority class is O, class 0 of the span classes
+        {"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 0.5, "majority_class": 0},
+    ],
+    ids=["focal", "mom"],
+)
+def test_span_level_imbalance_losses_train(loss):
+    nlp = make_nlp(SAMPLERS["uniform"], loss=loss)
+    examples = make_examples(nlp)
+    history = train(nlp, examples, n_iter=80)
+    assert history[-1] < 0.1 * history[0]
+    docs = list(nlp.pipe(text for text, _ in TRAIN_DATA))
+    assert ents_of(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
+
+
 def test_no_labels_is_a_clear_error():
     nlp = make_nlp()
     examples = [Example.from_dict(nlp.make_doc("no entities here"), {"entities": []})]
