@@ -23,11 +23,11 @@ from spacy_imbalance.scorers.bootstrap import paired_bootstrap_runs
 from spacy_imbalance.scorers.counts import MatchCounts
 
 
-def cell(values: List[float]) -> str:
+def cell(values: List[float], digits: int = 1) -> str:
     if not values:
         return "–"
     spread = stdev(values) if len(values) > 1 else 0.0
-    return f"{100 * mean(values):.1f} ± {100 * spread:.1f}"
+    return f"{100 * mean(values):.{digits}f} ± {100 * spread:.{digits}f}"
 
 
 def collect(root: Path, corpus: str, configs: List[str], tags: List[str]) -> Dict[Tuple[str, str], Dict[str, List[float]]]:
@@ -60,9 +60,10 @@ def markdown(runs, configs: List[str], settings: List[Tuple[str, str]], average:
     header = f"| system \\ {xlabel} | " + " | ".join(label for _, label in settings) + " |"
     lines = [header, "| --- |" + " --: |" * len(settings)]
     for config in configs:
-        cells = [cell(runs[config, tag][average]) for tag, _ in settings]
+        # missampling rates are a fraction of a percent
+        cells = [cell(runs[config, tag][average], 2 if average == "missampling" else 1) for tag, _ in settings]
         lines.append(f"| {config} | " + " | ".join(cells) + " |")
-    n_runs = sorted({len(runs[key][average]) for key in runs})
+    n_runs = sorted({len(runs[key][average]) for key in runs} - {0}) or [0]
     lines.append("")
     where = "in training" if average == "missampling" else "on the test split"
     lines.append(f"{CAPTIONS[average]} {where}, mean ± std (%) over {'/'.join(map(str, n_runs))} runs (one random draw per seed).")

@@ -54,7 +54,9 @@ def test_study_table_cells_and_markdown(tmp_path):
     assert runs["ner", "n50"]["macro_p"] == pytest.approx([0.2, 0.6]) and runs["ner", "n50"]["missampling"] == [0.01]
     text = study_table.markdown(runs, ["ner", "other"], [("n50", "50")], "macro", "sentences")
     assert "| ner | 20.0 ± 14.1 |" in text and "| other | – |" in text
-    assert "| ner | 1.0 ± 0.0 |" in study_table.markdown(runs, ["ner"], [("n50", "50")], "missampling", "p")
+    rates = study_table.markdown(runs, ["ner", "other"], [("n50", "50")], "missampling", "p")
+    # two decimals, and the caption counts only systems that record a rate
+    assert "| ner | 1.00 ± 0.00 |" in rates and "over 1 runs" in rates
 
 
 def test_missampling_record_reads_the_component_counts(tmp_path):
