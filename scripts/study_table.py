@@ -60,6 +60,8 @@ def markdown(runs, configs: List[str], settings: List[Tuple[str, str]], average:
     header = f"| system \\ {xlabel} | " + " | ".join(label for _, label in settings) + " |"
     lines = [header, "| --- |" + " --: |" * len(settings)]
     for config in configs:
+        if average == "missampling" and not any(runs[config, tag][average] for tag, _ in settings):
+            continue  # systems without negative sampling record no rate
         # missampling rates are a fraction of a percent
         cells = [cell(runs[config, tag][average], 2 if average == "missampling" else 1) for tag, _ in settings]
         lines.append(f"| {config} | " + " | ".join(cells) + " |")
