@@ -12,7 +12,7 @@ from typing import List, NamedTuple, Sequence, Tuple
 
 import numpy
 from thinc.api import Ops
-from thinc.types import Ints1d
+from thinc.types import Array1d, Ints1d
 
 
 class Candidates(NamedTuple):
@@ -67,7 +67,9 @@ def enumerate_candidates(ops: Ops, doc_lengths: Sequence[int], max_width: int) -
     if n_tokens == 0:
         empty = ops.alloc1i(0)
         return Candidates(empty, empty, empty, empty, counts, [int(n) for n in lengths], max_width)
-    doc_of_token = xp.asarray(numpy.repeat(numpy.arange(len(lengths)), lengths))
+    # built on the device: only the per-doc lengths cross from the host
+    # (cupy.repeat takes its repeats as a list)
+    doc_of_token = xp.repeat(xp.arange(len(lengths)), lengths.tolist())
     doc_start = xp.asarray(numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]]))
     token = xp.arange(n_tokens)
     # tokens from this one to the end of its doc: the widest span starting here
@@ -87,7 +89,7 @@ def enumerate_candidates(ops: Ops, doc_lengths: Sequence[int], max_width: int) -
     )
 
 
-def touching(ops: Ops, candidates: Candidates, token_mask: numpy.ndarray) -> Ints1d:
+def touching(ops: Ops, candidates: Candidates, token_mask: numpy.ndarray) -> Array1d:
     """Per candidate: whether any of its tokens is set in ``token_mask``
     (host bools, one per token of the batch), from prefix sums."""
     counts = numpy.concatenate([[0], numpy.cumsum(token_mask.astype("int64"))])

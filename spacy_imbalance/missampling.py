@@ -3,7 +3,7 @@ corpora (Li et al. 2022, Eq. 12 and Fig. 4-5): mask a well-annotated corpus
 with probability p, draw negatives as training would, and count the share of
 drawn negatives that are masked entities, over the whole corpus.
 """
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import numpy
 from spacy.tokens import Doc
@@ -11,6 +11,12 @@ from spacy.training import Example
 
 from .masking import check_probability, mask_entities
 from .negatives import NegativeSampler, make_generator
+
+if TYPE_CHECKING:
+    from .pipeline.sampled_spancat import SampledSpanCategorizer
+
+MASKED_KEY = "masked"
+DocsPreparer = Callable[[List[Doc]], List[Doc]]
 
 
 class MissamplingResult(NamedTuple):
@@ -31,41 +37,50 @@ class MissamplingResult(NamedTuple):
         return {"p": self.p, "mean": self.mean, "std": self.std, "rates": self.rates, "masked_drawn": self.masked_drawn, "drawn": self.drawn}
 
 
-def masked_examples(docs: Sequence[Doc], p: float, seed: int, gold_key: Optional[str]) -> List[Example]:
+def masked_examples(
+    docs: Sequence[Doc], p: float, seed: int, gold_key: Optional[str], prepare: Optional[DocsPreparer] = None
+) -> List[Example]:
     """Examples whose reference is the masked doc (dropped entities in
-    doc.spans["masked"]) and whose predicted doc has the same words."""
-    masked = mask_entities(docs, p, seed=seed, spans_key=gold_key, masked_key="masked")
-    return [Example(Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc) for doc in masked]
+    doc.spans["masked"]) and whose predicted doc has the same words, passed
+    through ``prepare`` (e.g. the pipeline's upstream tok2vec) when given."""
+    masked = mask_entities(docs, p, seed=seed, spans_key=gold_key, masked_key=MASKED_KEY)
+    predicted = [Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in masked]
+    if prepare is not None:
+        predicted = prepare(predicted)
+    return [Example(x, y) for x, y in zip(predicted, masked)]
 
 
 def measure_missampling(
-    pipe: "object",
+    pipe: "SampledSpanCategorizer",
     sampler: NegativeSampler,
     docs: Sequence[Doc],
     p_values: Iterable[float],
     seeds: Sequence[int],
     *,
     batch_size: int = 64,
+    prepare: Optional[DocsPreparer] = None,
     progress: Optional[Callable[[MissamplingResult], None]] = None,
 ) -> List[MissamplingResult]:
     """Missampling rates of ``sampler`` run by ``pipe`` (a ``sampled_spancat``
     component: its model gives the weighted sampler's distributions and
     Top-Neg's span vectors) for each masking probability and seed. Seed s
-    masks the corpus with seed s and seeds the sampler's generator with s."""
+    masks the corpus with seed s and seeds the sampler's generator with s.
+    ``prepare`` annotates the input docs first: a model that listens to an
+    upstream tok2vec needs the pipeline's earlier components to have run."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    if masked_key := pipe.cfg.get("masked_key"):
-        if masked_key != "masked":
-            raise ValueError(f"{pipe.name}: masked_key is {masked_key!r}; the missampling measure writes 'masked'")
-    original = pipe.negatives
+    original, original_key = pipe.negatives, pipe.cfg["masked_key"]
     results = []
     try:
         pipe.negatives = sampler
+        # the masks are written to "masked"; the component must read them
+        # there whatever it was trained with (null would count nothing)
+        pipe.cfg["masked_key"] = MASKED_KEY
         for p in p_values:
             check_probability(p, name="p")
             rates, masked_drawn, drawn = [], [], []
             for seed in seeds:
-                examples = masked_examples(docs, p, seed, pipe.cfg["gold_key"])
+                examples = masked_examples(docs, p, seed, pipe.cfg["gold_key"], prepare)
                 pipe._generator = make_generator(pipe.model.ops, seed)
                 n_masked = n_drawn = 0
                 for start in range(0, len(examples), batch_size):
@@ -81,4 +96,5 @@ def measure_missampling(
                 progress(result)
     finally:
         pipe.negatives = original
+        pipe.cfg["masked_key"] = original_key
     return results

@@ -12,7 +12,7 @@ from spacy.attrs import ORTH, SPACY
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from thinc.api import Ops
-from thinc.types import Ints1d
+from thinc.types import Array1d, Ints1d
 
 from .candidates import Candidates, doc_offsets, touching
 
@@ -24,7 +24,7 @@ GoldSpan = Tuple[int, int, str]  # start, end (exclusive), label: tokens of exam
 
 class SpanTargets(NamedTuple):
     classes: Ints1d  # per candidate: O_CLASS, label id + 1, or UNKNOWN
-    masked: Optional[Ints1d]  # per candidate, bool: a masked entity (None: no example records any)
+    masked: Optional[Array1d]  # per candidate, bool: a masked entity (None: no example records any)
     n_gold: int  # gold spans that are candidates
     n_too_wide: int  # gold spans wider than the candidates' max width
 
@@ -115,6 +115,7 @@ def span_targets(
     for eg, offset in zip(examples, offsets):
         spans, missing = aligned_gold_spans(eg, gold_key)
         missing_parts.append(missing)
+        check_single_label(eg, spans, component)
         for start, end, label in spans:
             if label not in label_index:
                 raise ValueError(
@@ -152,11 +153,30 @@ def span_targets(
     return SpanTargets(result, masked_flags, len(starts), n_too_wide)
 
 
-def count_gold(examples: Iterable[Example], max_width: int, gold_key: Optional[str]) -> Tuple[int, int]:
-    """(gold spans, gold spans wider than ``max_width``) over ``examples``."""
+def check_single_label(example: Example, spans: Sequence[GoldSpan], component: str) -> None:
+    """A candidate has one class: two gold spans with the same boundaries and
+    different labels (possible in a span group) cannot both be learned, and
+    keeping either would be a silent guess."""
+    seen: Dict[Tuple[int, int], str] = {}
+    for start, end, label in spans:
+        other = seen.setdefault((start, end), label)
+        if other != label:
+            raise ValueError(
+                f"{component}: the gold span {example.predicted[start:end].text!r} (tokens {start}-{end}) of the doc "
+                f"{example.predicted.text[:60]!r} has two labels, {other!r} and {label!r}; sampled_spancat gives "
+                "each span a single label"
+            )
+
+
+def count_gold(
+    examples: Iterable[Example], max_width: int, gold_key: Optional[str], component: str = "sampled_spancat"
+) -> Tuple[int, int]:
+    """(gold spans, gold spans wider than ``max_width``) over ``examples``,
+    which are checked to give each span one label."""
     n_gold = n_wide = 0
     for eg in examples:
         spans, _ = aligned_gold_spans(eg, gold_key)
+        check_single_label(eg, spans, component)
         n_gold += len(spans)
         n_wide += sum(1 for start, end, _ in spans if end - start > max_width)
     return n_gold, n_wide

@@ -82,6 +82,20 @@ def test_weighted_r_is_eq_16_by_hand():
     assert r.tolist() == pytest.approx([0.0, u1 * 1.0**2, u2 * (1 + 0.2 - 0.7) ** 2])
 
 
+@pytest.mark.parametrize("rate", [0.1, 0.35, 0.7, 1.0])
+def test_weighted_draws_ceil_rate_n_per_sentence(rate):
+    """As the uniform sampler: ⌈rate·n⌉ per sentence (capped at its
+    negatives), never a gold or unknown span, whatever the distributions."""
+    batch = make_batch([10, 3, 7, 1], positives=[0, 5, 40], unknown=[1, 2])
+    probs = numpy.random.default_rng(0).dirichlet([1.0, 1.0, 1.0], size=len(batch.candidates))
+    batch = batch._replace(probs=probs)
+    chosen = WeightedNegatives(rate, mu=8.0, temperature=lambda step: 2.0).sample(batch, make_generator(OPS, 0))
+    check_sample(batch, chosen)
+    per_doc = numpy.bincount(batch.candidates.doc_ids[chosen], minlength=4)
+    eligible = numpy.bincount(batch.candidates.doc_ids[batch.negatives], minlength=4)
+    assert per_doc.tolist() == [min(math.ceil(round(rate * n, 9)), e) for n, e in zip([10, 3, 7, 1], eligible)]
+
+
 def test_weighted_draws_in_proportion_to_softmax_r_over_t():
     """One draw per sentence: P(candidate) must be softmax(r/T) over its
     sentence's negatives (the Gumbel-top-k trick draws exactly that)."""

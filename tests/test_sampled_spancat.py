@@ -12,6 +12,7 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 
 from spacy_imbalance.candidates import enumerate_candidates
+from spacy_imbalance.pipeline.sampled_spancat import DEFAULT_MODEL
 from spacy_imbalance.models.span_scorer import SpanScores
 
 TRAIN_DATA = [
@@ -20,6 +21,8 @@ TRAIN_DATA = [
     ("Nothing to see here .", []),
     ("Talk to Kate .", [(8, 12, "PER")]),
 ]
+
+DEFAULT_TOK2VEC = dict(DEFAULT_MODEL["tok2vec"])
 
 SAMPLERS = {
     "all": {"@misc": "spacy-imbalance.all_negatives.v1"},
@@ -193,6 +196,53 @@ def test_gold_from_a_span_group():
     doc = nlp("Kate Bush sings in New York .")
     assert [(s.text, s.label_) for s in doc.spans["predicted"]] == [("Kate Bush", "PER"), ("New York", "LOC")]
     assert len(doc.spans["predicted"].attrs["scores"]) == 2
+    # the default scorer compares the predicted ents with the gold group
+    # (the reference has no doc.ents at all)
+    scores = nlp.evaluate(examples)
+    assert scores["ents_macro_f"] == 1.0 and scores["ents_per_type"]["LOC"]["r"] == 1.0
+
+
+def test_a_span_with_two_gold_labels_is_a_clear_error():
+    nlp = make_nlp(SAMPLERS["all"], gold_key="gold")
+    reference = nlp.make_doc("Kate Bush sings")
+    reference.spans["gold"] = [Span(reference, 0, 2, label="PER"), Span(reference, 0, 2, label="ORG")]
+    example = Example(nlp.make_doc("Kate Bush sings"), reference)
+    with pytest.raises(ValueError, match="'Kate Bush' .* has two labels, 'PER' and 'ORG'"):
+        nlp.initialize(get_examples=lambda: [example])
+
+
+def test_the_head_keeps_its_own_dropout():
+    """[training] dropout reaches the encoder; SpanScorer.v1's dropout stays
+    the scoring head's rate."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sampled_spancat", config={"model": {"@architectures": "spacy-imbalance.SpanScorer.v1", "dropout": 0.3,
+                                                      "tok2vec": DEFAULT_TOK2VEC}})
+    examples = make_examples(nlp)
+    nlp.initialize(get_examples=lambda: examples)
+    pipe = nlp.get_pipe("sampled_spancat")
+    nlp.update(examples, drop=0.0, losses={})
+    head_rates = {node.attrs["dropout_rate"] for node in pipe.model.get_ref("scorer").walk() if "dropout_rate" in node.attrs}
+    assert head_rates == {0.3}
+    nlp.update(examples, drop=0.2, losses={})
+    assert {node.attrs["dropout_rate"] for node in pipe.model.get_ref("scorer").walk() if "dropout_rate" in node.attrs} == {0.3}
+
+
+def test_the_temperature_step_counts_optimizer_steps():
+    """The weighted sampler's schedule follows optimizer steps (finish_update),
+    so accumulating gradients over several update calls is one step."""
+    nlp = make_nlp(SAMPLERS["weighted"])
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    pipe = nlp.get_pipe("sampled_spancat")
+    seen = []
+    pipe.negatives.temperature = lambda step: seen.append(step) or 1.0
+    nlp.update(examples, sgd=optimizer, losses={})
+    nlp.update(examples, sgd=optimizer, losses={})
+    assert seen == [0, 1]
+    for half in (examples[:2], examples[2:]):  # accumulate_gradient = 2, as spacy train does it
+        nlp.update(half, sgd=False, losses={})
+    pipe.finish_update(optimizer)
+    assert seen == [0, 1, 2, 2] and pipe.cfg["n_updates"] == 3
 
 
 def test_too_wide_gold_spans_are_counted_in_a_warning():

@@ -60,6 +60,22 @@ def test_scorers_ents_macro_hand_computed():
         assert (got["p"], got["r"], got["f"]) == pytest.approx((p, r, f))
 
 
+def test_scorers_ents_against_a_gold_span_group():
+    """With gold_key (a sampled_spancat trained on doc.spans[gold_key]), the
+    predicted doc.ents are scored against that group: the same hand counts."""
+    vocab = Vocab()
+    examples = []
+    for gold, pred in CASES:
+        reference = Doc(vocab, words=WORDS)
+        reference.spans["gold"] = [Span(reference, s, e, label=label) for s, e, label in gold]
+        examples.append(Example(_doc(vocab, pred), reference))
+    examples.append(Example(_doc(vocab, [(0, 1, "PER")]), Doc(vocab, words=WORDS)))  # no gold group: skipped
+    scores = ents_macro_score(examples, gold_key="gold")
+    assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(MICRO)
+    assert scores["ents_macro_f"] == pytest.approx(MACRO[2])
+    assert ents_macro_score(examples)["ents_f"] is None  # the references have no doc.ents annotation
+
+
 def test_scorers_ents_micro_matches_spacy():
     examples = make_examples()
     ours, spacy_scores = ents_macro_score(examples), get_ner_prf(examples)

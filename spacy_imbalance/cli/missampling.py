@@ -1,13 +1,15 @@
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import spacy
 import srsly
 import typer
+from spacy.language import Language
+from spacy.tokens import Doc
 from spacy.util import load_model
 from wasabi import msg
 
-from ..missampling import MissamplingResult, measure_missampling
+from ..missampling import DocsPreparer, MissamplingResult, measure_missampling
 from ..negatives import (
     AllNegatives,
     ConstantTemperature,
@@ -16,6 +18,7 @@ from ..negatives import (
     UniformNegatives,
     WeightedNegatives,
 )
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..readers.docs_io import load_docs
 from ..span_gold import doc_labels
 from ._app import app, fail
@@ -54,7 +57,7 @@ def missampling_cli(
     try:
         built = {name: _sampler(name, rate=rate, mu=mu, temperature=temperature, ratio=ratio) for name in samplers}
         docs = load_docs(data_path)
-        pipe = _component(model, component, docs, max_span_width, gold_key)
+        pipe, prepare = _component(model, component, docs, max_span_width, gold_key)
         for name, sampler in built.items():
             if (sampler.needs_probs or sampler.needs_vectors) and model is None:
                 raise ValueError(f"the {name} sampler draws from a model's outputs: pass a trained pipeline with --model")
@@ -68,7 +71,9 @@ def missampling_cli(
             msg.text(f"{name:>8}  p={result.p:.2f}  missampling {100 * result.mean:.3f} ± {100 * result.std:.3f} % ({sum(result.drawn)} negatives drawn)")
 
         try:
-            results[name] = measure_missampling(pipe, sampler, docs, p_values, seeds, batch_size=batch_size, progress=report)
+            results[name] = measure_missampling(
+                pipe, sampler, docs, p_values, seeds, batch_size=batch_size, prepare=prepare, progress=report
+            )
         except ValueError as err:
             fail(str(err))
     header = ("p", *[f"{name} (%)" for name in results])
@@ -95,21 +100,36 @@ def _sampler(name: str, *, rate: float, mu: float, temperature: float, ratio: fl
     return TopNegatives(ratio)
 
 
-def _component(model: Optional[str], component: str, docs, max_span_width: int, gold_key: Optional[str]):
+def _component(
+    model: Optional[str], component: str, docs: Sequence[Doc], max_span_width: int, gold_key: Optional[str]
+) -> Tuple[SampledSpanCategorizer, Optional[DocsPreparer]]:
+    """The component that samples, and what prepares its input docs."""
     if model is not None:
         nlp = load_model(model)
         if component not in nlp.pipe_names:
             raise ValueError(f"{model} has no component {component!r} (it has {', '.join(nlp.pipe_names)})")
         pipe = nlp.get_pipe(component)
-        if not hasattr(pipe, "sample_negatives"):
+        if not isinstance(pipe, SampledSpanCategorizer):
             raise ValueError(f"{component!r} in {model} is not a sampled_spancat component")
-        return pipe
+        return pipe, _upstream(nlp, component)
     # samplers that need no model run on an uninitialized component with labels
     nlp = spacy.blank("xx")  # candidates need no language data
     pipe = nlp.add_pipe("sampled_spancat", name=component, config={"max_span_width": max_span_width, "gold_key": gold_key})
     for label in doc_labels(docs, gold_key):
         pipe.add_label(label)
-    return pipe
+    return pipe, None
+
+
+def _upstream(nlp: Language, component: str) -> DocsPreparer:
+    """Run the components before ``component``: a model that listens to a
+    shared tok2vec reads the doc.tensor that it sets."""
+    names = nlp.pipe_names
+    later = names[names.index(component) :]
+
+    def prepare(docs: List[Doc]) -> List[Doc]:
+        return list(nlp.pipe(docs, disable=later))
+
+    return prepare
 
 
 def _plot(results: Dict[str, List[MissamplingResult]], path: Path, title: str) -> None:

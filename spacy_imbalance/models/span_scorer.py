@@ -49,8 +49,10 @@ def build_span_scorer_v1(
 ) -> Model[List[Doc], SpanScores]:
     """hidden_width 256 is both papers' scoring-layer size; dropout 0.1 that
     of the negative-sampling authors' code (their paper's BERT runs use 0.4,
-    too much for a small tok2vec). ``nO`` (labels + 1) is set by the
-    component when null."""
+    too much for a small tok2vec). ``dropout`` is the scoring head's rate in
+    training: ``sampled_spancat`` keeps it (``attrs["head_dropout"]``) when
+    ``[training] dropout`` sets the encoder's. ``nO`` (labels + 1) is set by
+    the component when null."""
     if representation not in REPRESENTATIONS:
         raise ValueError(f"SpanScorer.v1: representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
     for setting, value in (("hidden_width", hidden_width), ("maxout_pieces", maxout_pieces), ("width_embedding", width_embedding)):
@@ -68,7 +70,7 @@ def build_span_scorer_v1(
         init=init,
         layers=[tok2vec, head],
         refs={"tok2vec": tok2vec, "head": head, "span_repr": span_repr, "scorer": scorer, "output_layer": output_layer},
-        attrs={"max_span_width": None},
+        attrs={"max_span_width": None, "head_dropout": dropout},
     )
 
 
@@ -155,6 +157,8 @@ def _repr_forward(model: Model, X: SpanInput, is_train: bool) -> Tuple[Floats2d,
     if model.attrs["representation"] == "endpoints_width":
         width_ids = ends - starts
         E = model.get_param("E")
+        # a guard, not a hot-path cost worth saving: out-of-range rows would
+        # be read silently on GPU (cupy clips fancy indices)
         if width_ids.shape[0] and int(width_ids.max()) >= E.shape[0]:
             raise ValueError(f"SpanScorer.v1: a span of width {int(width_ids.max()) + 1} exceeds the width embedding's {E.shape[0]}")
         output = xp.hstack([first, last, E[width_ids]])
@@ -163,11 +167,13 @@ def _repr_forward(model: Model, X: SpanInput, is_train: bool) -> Tuple[Floats2d,
     nI = tokens.shape[1]
 
     def backprop(d_output: Floats2d) -> SpanInput:
-        d_first = d_output[:, :nI]
-        d_last = d_output[:, nI : 2 * nI]
+        # scatter_add's fast CPU kernel needs contiguous rows (column slices
+        # are not); otherwise NumpyOps falls back to numpy.add.at
+        d_first = xp.ascontiguousarray(d_output[:, :nI])
+        d_last = xp.ascontiguousarray(d_output[:, nI : 2 * nI])
         if model.attrs["representation"] == "endpoints_width":
             d_E = ops.alloc2f(*E.shape)
-            ops.scatter_add(d_E, width_ids, d_output[:, 2 * nI :])
+            ops.scatter_add(d_E, width_ids, xp.ascontiguousarray(d_output[:, 2 * nI :]))
             model.inc_grad("E", d_E)
         else:
             d_diff = d_output[:, 2 * nI : 3 * nI]

@@ -5,7 +5,7 @@ import math
 from typing import Any, NamedTuple, Optional, Sequence
 
 from thinc.api import Ops
-from thinc.types import Floats2d, Ints1d
+from thinc.types import Array1d, Floats2d, Ints1d
 
 from ..candidates import Candidates
 from ..span_gold import O_CLASS
@@ -33,11 +33,11 @@ class SamplingBatch(NamedTuple):
     vectors: Optional[Floats2d] = None
 
     @property
-    def negatives(self) -> Any:
+    def negatives(self) -> Array1d:  # bool per candidate
         return self.classes == O_CLASS
 
     @property
-    def positives(self) -> Any:
+    def positives(self) -> Array1d:  # bool per candidate
         return self.classes > O_CLASS
 
 

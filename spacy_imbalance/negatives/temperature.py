@@ -5,7 +5,9 @@ The paper sets T = sqrt(C - c) for epoch c of C: flat, near-uniform sampling
 while the model is still poor, sharper as it learns, and T = 1 in the last
 epoch. spaCy trains by steps and a component never learns the epoch, so
 ``sqrt_temperature`` cuts ``total_steps`` into ``n_epochs`` equal stages and
-applies the same formula per stage; after ``total_steps`` T stays 1.
+applies the same formula per stage; after ``total_steps`` T stays 1. The
+step is the component's count of optimizer steps (``finish_update`` calls),
+so ``accumulate_gradient`` does not shorten the schedule.
 """
 import math
 
@@ -15,7 +17,11 @@ from spacy.util import registry
 class SqrtTemperature:
     def __init__(self, total_steps: int = 20000, n_epochs: int = 10) -> None:
         if isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1:
-            raise ValueError(f"sqrt_temperature: total_steps must be an integer >= 1, got {total_steps!r}")
+            raise ValueError(
+                f"sqrt_temperature: total_steps must be an integer >= 1 (the optimizer steps the schedule "
+                f"spans), got {total_steps!r}; with [training] max_steps = 0 (no step limit) set it to the "
+                "number of steps you expect to train, or use spacy-imbalance.constant_temperature.v1"
+            )
         if isinstance(n_epochs, bool) or not isinstance(n_epochs, int) or n_epochs < 1:
             raise ValueError(f"sqrt_temperature: n_epochs must be an integer >= 1, got {n_epochs!r}")
         self.total_steps = total_steps

@@ -20,6 +20,16 @@ Prediction: the argmax class of every candidate; non-O spans, by descending
 probability, go to ``doc.ents`` unless they overlap one kept before; all of
 them, with their probabilities, go to ``doc.spans[spans_key]``.
 
+Gold comes from ``doc.ents``, or from ``doc.spans[gold_key]`` when
+``gold_key`` is set. The gold group is a setting of its own, not
+``spans_key``: the predicted group holds every non-O span (overlapping, with
+scores), which is not what a gold group holds. The default scorer then
+compares the predicted ``doc.ents`` with that gold group.
+
+"Per sentence" (the samplers' counts) means per ``Doc``, and a candidate may
+cross a sentence boundary inside a Doc, as in spaCy's ``spancat``; the
+corpus readers of this package yield one sentence per Doc.
+
 When the training references carry ``doc.spans[masked_key]`` (entities that
 ``MaskedCorpus`` removed), the component counts how many sampled negatives are
 such entities: the missampling rate of Li et al. (2022, Eq. 12), reported as
@@ -27,7 +37,7 @@ the ``missampling_rate`` score (a column of the training log) over the
 updates since the last evaluation.
 """
 import warnings
-from itertools import islice
+from itertools import chain, islice
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -35,7 +45,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
 from thinc.types import Floats2d, Ints1d
 
 from ..candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
@@ -95,7 +105,8 @@ def make_sampled_spancat(
     """negatives: the sampler (``spacy-imbalance.*_negatives.v1``). loss: any
     loss of ``spacy_imbalance.losses``, over the spans trained on (O is class 0).
     max_span_width (int): widest candidate, in tokens; 8 as in Top-Neg.
-    gold_key: gold from doc.spans[gold_key] instead of doc.ents.
+    gold_key: gold from doc.spans[gold_key] instead of doc.ents (scored
+        against the predicted doc.ents).
     spans_key: where every non-O span and its probability is written (null: nowhere).
     masked_key: span group of masked entities, for the missampling rate (null: off).
     """
@@ -255,6 +266,11 @@ class SampledSpanCategorizer(ClassCountedPipe):
             return losses
         self._require_labels()
         set_dropout_rate(self.model, drop)
+        # [training] dropout is the encoder's; SpanScorer.v1's own `dropout`
+        # setting is the scoring head's and would otherwise be overwritten
+        head_dropout = self.model.attrs.get("head_dropout")
+        if head_dropout is not None:
+            set_dropout_rate(self.model.get_ref("scorer"), head_dropout)
         ops = self.model.ops
         tok2vec, head = self.model.get_ref("tok2vec"), self.model.get_ref("head")
         tokvecs, bp_tokvecs = tok2vec.begin_update(docs)
@@ -274,20 +290,36 @@ class SampledSpanCategorizer(ClassCountedPipe):
         bp_tokvecs(ops.unflatten(d_X, ops.asarray1i(lengths)))
         if sgd is not None:
             self.finish_update(sgd)
-        self.cfg["n_updates"] += 1
         losses[self.name] += float(loss)
         return losses
+
+    def finish_update(self, sgd: Optimizer) -> None:
+        """Apply the gradients and count the optimizer step: the weighted
+        sampler's temperature schedule runs over these steps, which with
+        ``accumulate_gradient > 1`` are fewer than the ``update`` calls."""
+        super().finish_update(sgd)
+        self.cfg["n_updates"] += 1
 
     def sample_negatives(self, examples: Sequence[Example]) -> Tuple[Candidates, SpanTargets, Ints1d]:
         """The candidates, their gold classes and the negatives the sampler
         draws for ``examples``, as in ``update`` but without training (the
         ``missampling`` command uses it). Samplers that need no model output
-        (all, uniform) work on an uninitialized component that has labels."""
+        (all, uniform) work on an uninitialized component that has labels.
+        With a model that listens to a shared tok2vec, the predicted docs
+        must have been through the upstream components (``doc.tensor`` set)."""
         docs = [eg.predicted for eg in examples]
         ops = self.model.ops
         X = ops.alloc2f(0, 0)
         if (self.negatives.needs_probs or self.negatives.needs_vectors) and any(len(doc) for doc in docs):
-            X = ops.flatten(self.model.get_ref("tok2vec").predict(docs))
+            tok2vec = self.model.get_ref("tok2vec")
+            # outside training a Tok2VecListener reads doc.tensor and returns
+            # zeros where it is unset: the samplers would see no token at all
+            if tok2vec.name == "tok2vec-listener" and any(len(doc) and not doc.tensor.size for doc in docs):
+                raise ValueError(
+                    f"sampled_spancat '{self.name}': its model listens to an upstream tok2vec, but the docs have "
+                    "no doc.tensor; run them through the pipeline's components before this one first"
+                )
+            X = ops.flatten(tok2vec.predict(docs))
         candidates = enumerate_candidates(ops, [len(doc) for doc in docs], self.max_span_width)
         targets = self._targets(examples, candidates)
         return candidates, targets, self._sample(candidates, targets, X)
@@ -365,7 +397,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             output_layer.set_dim("nO", n_classes)
         docs = [eg.x for eg in islice(get_examples(), 10)]
         self.model.initialize(X=docs)
-        n_gold, n_wide = count_gold(get_examples(), self.max_span_width, gold_key)
+        n_gold, n_wide = count_gold(get_examples(), self.max_span_width, gold_key, self.name)
         if n_wide:
             warnings.warn(
                 f"sampled_spancat '{self.name}': {n_wide} of {n_gold} gold spans ({100 * n_wide / n_gold:.1f} %) "
@@ -385,7 +417,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         counts = numpy.zeros(len(self.classes), dtype="int64")
         ops = self.model.ops
         batch: List[Example] = []
-        for eg in [*examples, None]:
+        for eg in chain(examples, [None]):
             if eg is not None:
                 batch.append(eg)
             if batch and (eg is None or len(batch) == 256):
@@ -414,7 +446,7 @@ def _set_max_width(model: Model, max_span_width: int, name: str) -> None:
     model.attrs["max_span_width"] = max_span_width
 
 
-def _seeded_generator(ops: Any) -> Any:
+def _seeded_generator(ops: Ops) -> Any:
     # numpy's global state is what spacy train's fix_random_seed([training]
     # seed) set, so the sampler's stream follows the training seed
     return make_generator(ops, int(numpy.random.randint(0, 2**31 - 1)))

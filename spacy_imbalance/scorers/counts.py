@@ -7,7 +7,7 @@ test set. The matching rules copy spaCy's: ``get_ner_prf`` for ``doc.ents`` and
 ``Scorer.score_spans`` for ``doc.spans[key]``.
 """
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy
 
@@ -59,26 +59,31 @@ def _to_table(rows: List[Dict[str, List[int]]]) -> MatchCounts:
     return MatchCounts(labels, table)
 
 
-def ents_counts(examples: Iterable[Example]) -> MatchCounts:
-    """Count matches of predicted against gold ``doc.ents``.
+def ents_counts(examples: Iterable[Example], gold_key: Optional[str] = None) -> MatchCounts:
+    """Count matches of predicted ``doc.ents`` against gold ``doc.ents``, or
+    against the gold span group ``doc.spans[gold_key]`` when it is given.
 
-    As in spaCy's ``get_ner_prf``: docs without entity annotation are skipped;
-    a predicted entity over gold tokens with missing annotation is ignored.
+    As in spaCy's ``get_ner_prf``: docs without entity annotation (without
+    the gold group) are skipped; a predicted entity over gold tokens with
+    missing annotation is ignored (span groups have no missing annotation).
     """
     rows: List[Dict[str, List[int]]] = []
     for eg in examples:
         row: Dict[str, List[int]] = {}
         rows.append(row)
-        if not eg.y.has_annotation("ENT_IOB"):
+        if gold_key is None and not eg.y.has_annotation("ENT_IOB"):
             continue
-        golds: Set[Tuple[str, int, int]] = {(e.label_, e.start, e.end) for e in eg.y.ents}
+        if gold_key is not None and gold_key not in eg.y.spans:
+            continue
+        gold_spans = eg.y.ents if gold_key is None else eg.y.spans[gold_key]
+        golds: Set[Tuple[str, int, int]] = {(e.label_, e.start, e.end) for e in gold_spans}
         align_x2y = eg.alignment.x2y
         for pred in eg.x.ents:
             counts = row.setdefault(pred.label_, [0, 0, 0])
             indices = align_x2y[pred.start : pred.end]
             if not len(indices):
                 continue
-            if any(token.ent_iob == 0 for token in eg.y[indices[0] : indices[-1] + 1]):
+            if gold_key is None and any(token.ent_iob == 0 for token in eg.y[indices[0] : indices[-1] + 1]):
                 continue
             key = (pred.label_, int(indices[0]), int(indices[-1]) + 1)
             if key in golds:

@@ -9,7 +9,7 @@ Put them in a component's config and select checkpoints by macro-F1::
     ents_macro_f = 1.0
     ents_f = 0.0
 """
-from typing import Any, Callable, Dict, Iterable
+from typing import Any, Callable, Dict, Iterable, Optional
 
 from spacy.training import Example
 from spacy.util import registry
@@ -18,11 +18,12 @@ from .aggregate import scores_dict
 from .counts import ents_counts, spans_counts
 
 
-def ents_macro_score(examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+def ents_macro_score(examples: Iterable[Example], *, gold_key: Optional[str] = None, **kwargs: Any) -> Dict[str, Any]:
     """Score ``doc.ents``: ``ents_p/_r/_f``, ``ents_per_type`` and
-    ``ents_macro_p/_r/_f``. Extra keyword arguments (the component's cfg,
-    passed by ``Pipe.score``) are ignored."""
-    counts = ents_counts(examples)
+    ``ents_macro_p/_r/_f``. ``Pipe.score`` passes the component's cfg: a
+    ``gold_key`` there (``sampled_spancat`` trained on ``doc.spans[gold_key]``)
+    scores the predicted ents against that group; other settings are ignored."""
+    counts = ents_counts(examples, gold_key)
     return scores_dict(counts.totals(), counts.labels, "ents")
 
 
