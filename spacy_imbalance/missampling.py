@@ -37,16 +37,19 @@ class MissamplingResult(NamedTuple):
         return {"p": self.p, "mean": self.mean, "std": self.std, "rates": self.rates, "masked_drawn": self.masked_drawn, "drawn": self.drawn}
 
 
+def predicted_docs(docs: Sequence[Doc], prepare: Optional[DocsPreparer] = None) -> List[Doc]:
+    """Unannotated copies of ``docs`` (same words), passed through ``prepare``
+    (e.g. the pipeline's upstream tok2vec) when given."""
+    predicted = [Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in docs]
+    return prepare(predicted) if prepare is not None else predicted
+
+
 def masked_examples(
-    docs: Sequence[Doc], p: float, seed: int, gold_key: Optional[str], prepare: Optional[DocsPreparer] = None
+    predicted: Sequence[Doc], docs: Sequence[Doc], p: float, seed: int, gold_key: Optional[str]
 ) -> List[Example]:
     """Examples whose reference is the masked doc (dropped entities in
-    doc.spans["masked"]) and whose predicted doc has the same words, passed
-    through ``prepare`` (e.g. the pipeline's upstream tok2vec) when given."""
+    doc.spans["masked"]) and whose predicted doc is ``predicted``'s."""
     masked = mask_entities(docs, p, seed=seed, spans_key=gold_key, masked_key=MASKED_KEY)
-    predicted = [Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in masked]
-    if prepare is not None:
-        predicted = prepare(predicted)
     return [Example(x, y) for x, y in zip(predicted, masked)]
 
 
@@ -76,11 +79,14 @@ def measure_missampling(
         # the masks are written to "masked"; the component must read them
         # there whatever it was trained with (null would count nothing)
         pipe.cfg["masked_key"] = MASKED_KEY
+        # masking changes only the references: the inputs (and the upstream
+        # components' work on them) are shared by every p and seed
+        predicted = predicted_docs(docs, prepare)
         for p in p_values:
             check_probability(p, name="p")
             rates, masked_drawn, drawn = [], [], []
             for seed in seeds:
-                examples = masked_examples(docs, p, seed, pipe.cfg["gold_key"], prepare)
+                examples = masked_examples(predicted, docs, p, seed, pipe.cfg["gold_key"])
                 pipe._generator = make_generator(pipe.model.ops, seed)
                 n_masked = n_drawn = 0
                 for start in range(0, len(examples), batch_size):
