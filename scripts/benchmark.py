@@ -33,7 +33,7 @@ import srsly
 import typer
 from spacy.util import load_config, registry
 
-from spacy_imbalance.readers._source import sentence_examples
+from spacy_imbalance.corpus._source import sentence_examples
 from spacy_imbalance.scorers.bootstrap import paired_bootstrap_runs
 from spacy_imbalance.scorers.counts import MatchCounts
 

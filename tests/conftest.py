@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from spacy_imbalance.readers.conll import conll_to_docs
-from spacy_imbalance.readers.default_corpus import default_corpus_path
-from spacy_imbalance.readers.docs_io import copy_ents_to_spans, write_docbin
+from spacy_imbalance.corpus.conll import conll_to_docs
+from spacy_imbalance.corpus.default_corpus import default_corpus_path
+from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
 
 ROOT = Path(__file__).parent.parent
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).parent.parent
 @pytest.fixture(autouse=True)
 def _fresh_reader_announcements():
     """Readers print their summary once per process: start every test afresh."""
-    from spacy_imbalance.readers import _source
+    from spacy_imbalance.corpus import _source
 
     _source._announced.clear()
     yield

@@ -3,7 +3,7 @@ from typing import Optional
 
 import typer
 
-from ..augmentation import METHODS, augment_docs
+from ..corpus.augmentation.augmentation import METHODS, augment_docs
 from ._app import app
 from .transform import transform_file
 

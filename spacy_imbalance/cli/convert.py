@@ -5,14 +5,14 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..readers.conll import ConllFormatError, ConllReport, conll_to_docs
-from ..readers.default_corpus import (
+from ..corpus.conll import ConllFormatError, ConllReport, conll_to_docs
+from ..corpus.default_corpus import (
     DEFAULT_SPLIT,
     DEFAULT_SPLIT_SEED,
     default_corpus_path,
     split_items,
 )
-from ..readers.docs_io import copy_ents_to_spans, write_docbins
+from ..corpus.docs_io import copy_ents_to_spans, write_docbins
 from ._app import app, fail, parse_split
 from .stats import print_stats
 

@@ -7,8 +7,8 @@ import typer
 from spacy.util import load_model
 from wasabi import msg
 
-from ..evaluation import evaluate_pipeline, format_report, pipeline_counts
-from ..readers.docs_io import load_docs
+from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts
+from ..corpus.docs_io import load_docs
 from ..scorers.bootstrap import paired_bootstrap
 from ._app import app, fail
 

@@ -5,7 +5,7 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
+from ..corpus.masking.masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
 from ._app import app, fail
 from .transform import transform_file
 

@@ -9,8 +9,8 @@ from spacy.tokens import Doc
 from spacy.util import load_model
 from wasabi import msg
 
-from ..missampling import DocsPreparer, MissamplingResult, measure_missampling
-from ..negatives import (
+from ..spans.missampling import DocsPreparer, MissamplingResult, measure_missampling
+from ..spans.negatives import (
     AllNegatives,
     ConstantTemperature,
     NegativeSampler,
@@ -19,8 +19,8 @@ from ..negatives import (
     WeightedNegatives,
 )
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
-from ..readers.docs_io import load_docs
-from ..span_gold import doc_labels
+from ..corpus.docs_io import load_docs
+from ..spans.gold import doc_labels
 from ._app import app, fail
 
 SAMPLERS = ("all", "uniform", "weighted", "top")

@@ -5,7 +5,7 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..resampling import METHODS, sentence_weights
+from ..corpus.resampling.resampling import METHODS, sentence_weights
 from ._app import app, fail
 from .transform import transform_file
 

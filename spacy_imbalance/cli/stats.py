@@ -6,9 +6,9 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..readers.conll import ConllFormatError
-from ..readers.docs_io import load_docs
-from ..stats import corpus_stats
+from ..corpus.conll import ConllFormatError
+from ..corpus.docs_io import load_docs
+from ..corpus.stats import corpus_stats
 from ._app import app, fail
 
 

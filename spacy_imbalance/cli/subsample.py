@@ -4,7 +4,7 @@ from typing import Optional
 import typer
 from wasabi import msg
 
-from ..subsampling import check_subsample_settings, entity_token_share, subsample
+from ..corpus.subsampling.subsampling import check_subsample_settings, entity_token_share, subsample
 from ._app import app, fail
 from .transform import transform_file
 

@@ -7,7 +7,7 @@ import srsly
 import typer
 from wasabi import msg
 
-from ..evaluation import load_report
+from ..scorers.evaluation import load_report
 from ._app import app, fail
 
 

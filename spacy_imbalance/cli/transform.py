@@ -8,10 +8,10 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from ..readers.conll import ConllFormatError
-from ..readers.docs_io import load_docs, write_docbin
-from ..sentences import sentence_docs
-from ..stats import corpus_stats
+from ..corpus.conll import ConllFormatError
+from ..corpus.docs_io import load_docs, write_docbin
+from ..corpus.sentences import sentence_docs
+from ..corpus.stats import corpus_stats
 from ._app import fail
 
 

@@ -6,8 +6,8 @@ import typer
 from spacy.util import load_model
 from wasabi import msg
 
-from ..readers.docs_io import load_docs
-from ..thresholds import default_grid, search_thresholds
+from ..corpus.docs_io import load_docs
+from ..pipeline.tagging.thresholds import default_grid, search_thresholds
 from ._app import app, fail
 
 

@@ -5,7 +5,7 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..undersampling import undersample_docs
+from ..corpus.undersampling.undersampling import undersample_docs
 from ._app import app, fail
 from .transform import transform_file
 

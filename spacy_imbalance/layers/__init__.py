@@ -1,1 +1,1 @@
-"""Thinc layers (``thinc_layers``), one layer per module."""
+"""Custom thinc layers of the architectures in ``models/``, one layer per module."""

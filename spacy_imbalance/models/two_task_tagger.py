@@ -1,7 +1,7 @@
 """``spacy-imbalance.TwoTaskTagger.v1``: a shared tok2vec and one linear layer
 whose output columns hold every head of the two-task NER component
 (entity-token and begin-token scores, plus the optional type and BIO heads;
-``spacy_imbalance.two_task.HeadLayout`` says which column is which).
+``spacy_imbalance.pipeline.tagging.two_task.HeadLayout`` says which column is which).
 
 The model also owns the AUC margin loss's learnable a and b (one per binary
 task), so that the spaCy optimizer updates them with the other weights, and
@@ -14,6 +14,8 @@ from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Linear, Model, chain, with_array, zero_init
 from thinc.types import Floats1d, Floats2d
+
+from ..layers.auc_margin_params import build_auc_margin_params
 
 InT = List[Doc]
 OutT = List[Floats2d]
@@ -41,34 +43,6 @@ def forward(model: Model[InT, OutT], docs: InT, is_train: bool) -> Tuple[OutT, C
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y: Optional[OutT] = None) -> None:
     model.layers[0].initialize(X=X, Y=Y)
     model.layers[1].initialize()
-
-
-def build_auc_margin_params() -> Model[None, None]:
-    """Parameters a and b (``nT`` binary tasks) of the AUC margin loss. The
-    layer computes nothing; it is part of the model so that the optimizer
-    updates a and b and serialisation keeps them."""
-    return Model(
-        "auc_margin_params",
-        _no_forward,
-        init=_init_auc_params,
-        dims={"nT": None},
-        params={"a": None, "b": None},
-        attrs={"auc_alpha": None},
-    )
-
-
-def _no_forward(model: Model, X: None, is_train: bool) -> Tuple[None, Callable]:
-    raise NotImplementedError("auc_margin_params holds the AUC loss's parameters and has no forward pass")
-
-
-def _init_auc_params(model: Model, X: None = None, Y: None = None) -> None:
-    n_tasks = model.get_dim("nT")
-    # a and b start where a met margin leaves them (positives at 1, negatives
-    # at 0). LibAUC starts both at 0, which, with spaCy's small Adam steps,
-    # first pulls the positives' scores to 0 and saturates their sigmoids.
-    model.set_param("a", model.ops.xp.ones((n_tasks,), dtype="float32"))
-    model.set_param("b", model.ops.alloc1f(n_tasks))
-    model.attrs["auc_alpha"] = [0.0] * n_tasks
 
 
 def get_alpha(model: Model) -> Floats1d:

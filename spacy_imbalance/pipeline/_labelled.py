@@ -9,7 +9,7 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
-from ..tags import check_label
+from .tagging.tags import check_label
 
 
 # The tok2vec of the components' default model configs: spaCy's own default

@@ -4,7 +4,7 @@ annotations miss entities.
 
 Every span of width 1..``max_span_width`` is a candidate. Training keeps all
 gold spans and only the negatives the configured sampler draws
-(``spacy_imbalance.negatives``): unsampled negatives get no gradient, so an
+(``spacy_imbalance.spans.negatives``): unsampled negatives get no gradient, so an
 unlabeled entity that is not drawn cannot teach the model that it is O.
 
     [components.sampled_spancat]
@@ -48,12 +48,12 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
 from thinc.types import Floats2d, Ints1d
 
-from ..candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
-from ..decoding import greedy_non_overlapping
+from ..spans.candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
+from .tagging.decoding import greedy_non_overlapping
 from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores
-from ..negatives import NegativeSampler, SamplingBatch, make_generator
-from ..span_gold import SpanTargets, count_gold, gold_labels, span_targets
+from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
+from ..spans.gold import SpanTargets, count_gold, gold_labels, span_targets
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, keep_preset
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
@@ -151,7 +151,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width")
         if not isinstance(negatives, NegativeSampler):
             raise ValueError(
-                f"sampled_spancat '{name}': negatives must be a sampler from spacy_imbalance.negatives "
+                f"sampled_spancat '{name}': negatives must be a sampler from spacy_imbalance.spans.negatives "
                 f'(e.g. @misc = "spacy-imbalance.uniform_negatives.v1"), got {type(negatives).__name__}'
             )
         if not isinstance(loss, TokenLoss):

@@ -25,10 +25,10 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
-from ..decoding import constrained_viterbi
+from .tagging.decoding import constrained_viterbi
 from ..losses import TokenLoss
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, keep_preset
-from ..tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
+from .tagging.tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
 [model]

@@ -23,7 +23,7 @@ from ..losses import AUCMarginLoss
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, keep_preset
-from ..two_task import (
+from .tagging.two_task import (
     HeadLayout,
     Typing,
     decide,

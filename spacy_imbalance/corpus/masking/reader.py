@@ -1,0 +1,90 @@
+"""``spacy-imbalance.MaskedCorpus.v1``: a training corpus with unlabeled
+entities, each gold entity dropped with probability p (the synthetic datasets
+of the weighted negative sampling paper, see ``spacy_imbalance.corpus.masking.masking``)."""
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from spacy.language import Language
+from spacy.training import Example
+from spacy.util import registry
+
+from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
+from .._source import ReaderT, announce, sentence_examples, source_corpus
+
+
+class MaskedCorpus:
+    """Yield every sentence's Example with some gold entities masked.
+
+    Each call draws from a fresh ``random.Random(seed)`` over the sentences in
+    corpus order, so every epoch masks the same entities, and the result
+    equals `spacy-imbalance mask` on the same corpus. The corpus is held in
+    memory for one pass.
+    """
+
+    def __init__(
+        self,
+        corpus: ReaderT,
+        *,
+        p: float,
+        seed: int = 0,
+        spans_key: Optional[str] = None,
+        masked_key: str = "masked",
+    ) -> None:
+        check_probability(p)
+        check_keys(spans_key, masked_key)
+        self.corpus = corpus
+        self.p = p
+        self.seed = seed
+        self.spans_key = spans_key
+        self.masked_key = masked_key
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        sentences = sentence_examples(self.corpus, nlp)
+        references = [eg.reference for eg in sentences]
+        masked = mask_entities(
+            references, self.p, seed=self.seed, spans_key=self.spans_key, masked_key=self.masked_key
+        )
+        n_entities, n_dropped = masking_counts(references, masked, spans_key=self.spans_key)
+        announce(f"MaskedCorpus: {describe_masking(self.p, n_entities, n_dropped, len(masked))}")
+        for eg, reference in zip(sentences, masked):
+            # masking changes no token, so the predicted doc still fits
+            yield Example(eg.predicted, reference)
+
+
+@registry.readers("spacy-imbalance.MaskedCorpus.v1")
+def create_masked_corpus_reader_v1(
+    path: Optional[Path] = None,
+    *,
+    p: float,
+    seed: int = 0,
+    spans_key: Optional[str] = None,
+    masked_key: str = "masked",
+    corpus: Optional[ReaderT] = None,
+    gold_preproc: bool = False,
+    max_length: int = 0,
+    limit: int = 0,
+    augmenter: Optional[Callable] = None,
+) -> MaskedCorpus:
+    """Mask the gold entities of a .spacy corpus, or of another reader.
+
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    p (float): the probability to drop each gold entity, in [0, 1].
+    seed (int): seed of the draws; the same seed masks the same entities.
+    spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
+    masked_key (str): the span group that records the dropped entities.
+    corpus (Optional[Callable]): another reader to mask instead of ``path``.
+    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
+    RETURNS (MaskedCorpus): the reader.
+    """
+    name = "spacy-imbalance.MaskedCorpus.v1"
+    # checked here, not on the first epoch: a bad p fails when the config is resolved
+    try:
+        check_probability(p)
+        check_keys(spans_key, masked_key)
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from None
+    source = source_corpus(
+        name, path, corpus,
+        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+    )
+    return MaskedCorpus(source, p=p, seed=seed, spans_key=spans_key, masked_key=masked_key)

@@ -1,0 +1,75 @@
+"""``spacy-imbalance.ResampledCorpus.v1``: a training corpus in which every
+sentence is repeated f_s times (sentence-level resampling, see
+``spacy_imbalance.corpus.resampling.resampling``)."""
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from spacy.language import Language
+from spacy.training import Example
+from spacy.util import registry
+
+from .resampling import CountUnit, Method, sentence_weights
+from .._source import ReaderT, announce, sentence_examples, source_corpus
+
+
+class ResampledCorpus:
+    """Yield each sentence's Example f_s times, in corpus order.
+
+    The frequencies are computed in a first pass over the whole training set
+    (rareness needs every sentence), so the corpus is held in memory. The
+    output is deterministic: the same corpus gives the same examples.
+    """
+
+    def __init__(
+        self,
+        corpus: ReaderT,
+        *,
+        method: str,
+        count: str = "tokens",
+        spans_key: Optional[str] = None,
+    ) -> None:
+        self.corpus = corpus
+        self.method = method
+        self.count = count
+        self.spans_key = spans_key
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        sentences = sentence_examples(self.corpus, nlp)
+        weights = sentence_weights(
+            [eg.reference for eg in sentences], self.method, count=self.count, spans_key=self.spans_key
+        )
+        total = sum(weights)
+        factor = total / len(weights) if weights else 1.0
+        announce(f"ResampledCorpus: {self.method}, {len(weights):,} sentences in, {total:,} out (size x{factor:.2f})")
+        for eg, weight in zip(sentences, weights):
+            for _ in range(weight):
+                yield eg
+
+
+@registry.readers("spacy-imbalance.ResampledCorpus.v1")
+def create_resampled_corpus_reader_v1(
+    path: Optional[Path] = None,
+    *,
+    method: Method = "sCR",
+    count: CountUnit = "tokens",
+    spans_key: Optional[str] = None,
+    corpus: Optional[ReaderT] = None,
+    gold_preproc: bool = False,
+    max_length: int = 0,
+    limit: int = 0,
+    augmenter: Optional[Callable] = None,
+) -> ResampledCorpus:
+    """Resample the sentences of a .spacy corpus, or of another reader.
+
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    method (str): "none", "sC", "sCR", "sCRD" or "nsCRD".
+    count (str): what c(t, s) counts: "tokens" (the paper) or "mentions".
+    spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
+    corpus (Optional[Callable]): another reader to resample instead of ``path``.
+    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
+    """
+    source = source_corpus(
+        "spacy-imbalance.ResampledCorpus.v1", path, corpus,
+        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+    )
+    return ResampledCorpus(source, method=method, count=count, spans_key=spans_key)

@@ -1,0 +1,2 @@
+"""Helpers of the token-tagging components: tag schemes (``token_ner``), the
+two-task heads and thresholds (``two_task_ner``), and the decoders."""

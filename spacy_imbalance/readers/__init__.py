@@ -1,1 +1,0 @@
-"""Corpus reading: CoNLL conversion, the embedded default corpus, readers."""

@@ -1,0 +1,156 @@
+"""Run a pipeline over a gold corpus and report micro, macro and per-type
+scores with bootstrap confidence intervals."""
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from .aggregate import prf
+from .bootstrap import bootstrap_intervals
+from .counts import FN, FP, TP, MatchCounts, ents_counts, spans_counts
+
+
+def pipeline_target(nlp: Language, spans_key: Optional[str] = None) -> Optional[str]:
+    """What a pipeline predicts: None for ``doc.ents``, else a spans key.
+
+    An explicit ``spans_key`` wins. Otherwise a pipeline with a component that
+    assigns ``doc.ents`` is scored on ents, and one whose component has a
+    ``spans_key`` setting (spancat) on that key.
+    """
+    if spans_key:
+        return spans_key
+    for name in nlp.pipe_names:
+        if "doc.ents" in nlp.get_pipe_meta(name).assigns:
+            return None
+    for name, pipe in nlp.pipeline:
+        key = getattr(pipe, "cfg", {}).get("spans_key")
+        if key:
+            return str(key)
+    raise ValueError(
+        f"Cannot tell what to score: no component of {nlp.pipe_names} assigns doc.ents "
+        "or has a spans_key. Pass --spans-key."
+    )
+
+
+def spans_allow_overlap(nlp: Language, spans_key: Optional[str]) -> bool:
+    """The ``allow_overlap`` setting of the component writing ``spans_key``,
+    so that evaluation aligns spans as that component's own scorer does."""
+    for _, pipe in nlp.pipeline:
+        cfg = getattr(pipe, "cfg", {})
+        if spans_key is not None and cfg.get("spans_key") == spans_key:
+            return bool(cfg.get("allow_overlap", True))
+    return True
+
+
+def predict_examples(nlp: Language, gold_docs: Sequence[Doc], *, batch_size: int = 128) -> Tuple[List[Example], float]:
+    """Predict on copies of the gold tokens (no re-tokenisation).
+
+    RETURNS: the examples and the words per second of prediction.
+    """
+    inputs = [
+        Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc])
+        for doc in gold_docs
+    ]
+    start = time.perf_counter()
+    predicted = list(nlp.pipe(inputs, batch_size=batch_size))
+    seconds = time.perf_counter() - start
+    n_words = sum(len(doc) for doc in gold_docs)
+    examples = [Example(pred, gold) for pred, gold in zip(predicted, gold_docs)]
+    return examples, n_words / seconds if seconds > 0 else float("inf")
+
+
+def match_counts(examples: Iterable[Example], spans_key: Optional[str], *, allow_overlap: bool = True) -> MatchCounts:
+    if spans_key is None:
+        return ents_counts(examples)
+    return spans_counts(examples, spans_key, allow_overlap=allow_overlap)
+
+
+def pipeline_counts(
+    nlp: Language, gold_docs: Sequence[Doc], *, spans_key: Optional[str] = None, batch_size: int = 128
+) -> Tuple[MatchCounts, Optional[str], float]:
+    """Predict and count matches on what the pipeline predicts.
+
+    RETURNS: the counts, the spans key scored (None for doc.ents) and the
+        words per second of prediction.
+    """
+    target = pipeline_target(nlp, spans_key)
+    examples, words_per_second = predict_examples(nlp, gold_docs, batch_size=batch_size)
+    counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target))
+    return counts, target, words_per_second
+
+
+def score_report(
+    counts: MatchCounts, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> Dict[str, Any]:
+    """Micro/macro P/R/F, per-type scores with counts, and bootstrap intervals."""
+    totals = counts.totals()
+    s = prf(totals)
+    per_type = {
+        label: {
+            "p": float(s["p"][j]),
+            "r": float(s["r"][j]),
+            "f": float(s["f"][j]),
+            "tp": int(totals[j, TP]),
+            "fp": int(totals[j, FP]),
+            "fn": int(totals[j, FN]),
+            "support": int(totals[j, TP] + totals[j, FN]),
+        }
+        for j, label in enumerate(counts.labels)
+        if s["present"][j]
+    }
+    ci = bootstrap_intervals(counts, n_resamples=n_resamples, seed=seed, level=level)
+    return {
+        "macro": {k: float(s[f"macro_{k}"]) for k in "prf"},
+        "micro": {k: float(s[f"micro_{k}"]) for k in "prf"},
+        "per_type": per_type,
+        "ci": {name: list(bounds) for name, bounds in ci.items()},
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level},
+        "n_docs": int(counts.table.shape[0]),
+        "counts": counts.to_sparse(),
+    }
+
+
+def evaluate_pipeline(
+    nlp: Language,
+    gold_docs: Sequence[Doc],
+    *,
+    spans_key: Optional[str] = None,
+    batch_size: int = 128,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> Dict[str, Any]:
+    counts, target, words_per_second = pipeline_counts(nlp, gold_docs, spans_key=spans_key, batch_size=batch_size)
+    report = score_report(counts, n_resamples=n_resamples, seed=seed)
+    report["target"] = "ents" if target is None else f"spans:{target}"
+    report["words_per_second"] = words_per_second
+    return report
+
+
+def format_report(report: Dict[str, Any]) -> Tuple[List[Tuple[Any, ...]], List[Tuple[Any, ...]]]:
+    """Rows for an overview table and a per-type table, scores in percent."""
+
+    def pct(value: float) -> str:
+        return f"{100 * value:.1f}"
+
+    overview = []
+    for avg in ("macro", "micro"):
+        low, high = report["ci"][f"{avg}_f"]
+        row = (avg, pct(report[avg]["p"]), pct(report[avg]["r"]), pct(report[avg]["f"]), f"[{pct(low)}, {pct(high)}]")
+        overview.append(row)
+    per_type = [
+        (label, pct(v["p"]), pct(v["r"]), pct(v["f"]), v["support"], v["tp"], v["fp"], v["fn"])
+        for label, v in sorted(report["per_type"].items(), key=lambda kv: (-kv[1]["support"], kv[0]))
+    ]
+    return overview, per_type
+
+
+def load_report(path: Union[str, Path]) -> Dict[str, Any]:
+    data = srsly.read_json(path)
+    for key in ("macro", "micro", "per_type"):
+        if key not in data:
+            raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` (no {key!r})")
+    return data

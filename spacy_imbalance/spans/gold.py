@@ -1,0 +1,197 @@
+"""Gold classes of a batch's span candidates (``candidates.py``).
+
+Class 0 is O (not an entity), class k+1 is the component's k-th label and
+``UNKNOWN`` (-1) marks a candidate that touches a token without entity
+annotation (``ent_iob`` unset, or a token the reference does not align to):
+it is neither a positive nor a negative that may be sampled.
+"""
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy
+from spacy.attrs import ORTH, SPACY
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from thinc.api import Ops
+from thinc.types import Array1d, Ints1d
+
+from .candidates import Candidates, doc_offsets, touching
+
+UNKNOWN = -1
+O_CLASS = 0
+
+GoldSpan = Tuple[int, int, str]  # start, end (exclusive), label: tokens of example.predicted
+
+
+class SpanTargets(NamedTuple):
+    classes: Ints1d  # per candidate: O_CLASS, label id + 1, or UNKNOWN
+    masked: Optional[Array1d]  # per candidate, bool: a masked entity (None: no example records any)
+    n_gold: int  # gold spans that are candidates
+    n_too_wide: int  # gold spans wider than the candidates' max width
+
+
+def aligned_gold_spans(example: Example, gold_key: Optional[str]) -> Tuple[List[GoldSpan], numpy.ndarray]:
+    """Gold spans in the tokens of ``example.predicted`` and a bool per token
+    saying whether its annotation is missing.
+
+    From doc.ents (``gold_key`` None): the aligned BILUO tags, so a token whose
+    ``ent_iob`` is unset, or that the reference does not align to, is missing.
+    From doc.spans[gold_key]: the aligned spans (a doc without the key has
+    none, as for spaCy's spancat); span groups have no notion of missing.
+    """
+    if gold_key is None and same_tokens(example):
+        # the common case (gold_preproc, or the tokenizer that made the
+        # corpus): array reads instead of per-token BILUO alignment
+        iob = example.reference.to_array("ENT_IOB")
+        return [(e.start, e.end, e.label_) for e in example.reference.ents], iob == 0
+    if gold_key is not None:
+        group = example.reference.spans.get(gold_key, [])
+        spans = example.get_aligned_spans_y2x(group, allow_overlap=True)
+        return [(s.start, s.end, s.label_) for s in spans], numpy.zeros(len(example.predicted), dtype=bool)
+    return spans_from_aligned_ner(example)
+
+
+def spans_from_aligned_ner(example: Example) -> Tuple[List[GoldSpan], numpy.ndarray]:
+    """Entity spans and missing tokens read off ``example.get_aligned_ner()``:
+    right for any tokenization, but a Python pass over the tokens."""
+    missing = numpy.zeros(len(example.predicted), dtype=bool)
+    spans: List[GoldSpan] = []
+    start, label = -1, ""
+    for i, tag in enumerate(example.get_aligned_ner()):
+        if tag is None or tag in ("-", ""):
+            missing[i] = True
+            start = -1
+            continue
+        if tag[0] == "U":
+            spans.append((i, i + 1, tag[2:]))
+        elif tag[0] == "B":
+            start, label = i, tag[2:]
+        elif tag[0] == "L" and start >= 0 and tag[2:] == label:
+            spans.append((start, i + 1, label))
+            start = -1
+    return spans, missing
+
+
+def same_tokens(example: Example) -> bool:
+    """Whether predicted and reference have identical tokens (text and
+    trailing space), so that token i of one is token i of the other."""
+    x, y = example.predicted, example.reference
+    if len(x) != len(y):
+        return False
+    return bool(numpy.array_equal(x.to_array([ORTH, SPACY]), y.to_array([ORTH, SPACY])))
+
+
+def aligned_masked_spans(example: Example, masked_key: str) -> Optional[List[Tuple[int, int]]]:
+    """Spans of the entities that masking removed (``doc.spans[masked_key]`` of
+    the reference, see ``spacy_imbalance.corpus.masking.masking``), or None without that group."""
+    if masked_key not in example.reference.spans:
+        return None
+    group = example.reference.spans[masked_key]
+    return [(s.start, s.end) for s in example.get_aligned_spans_y2x(group, allow_overlap=True)]
+
+
+def span_targets(
+    ops: Ops,
+    examples: Sequence[Example],
+    candidates: Candidates,
+    label_index: Dict[str, int],
+    *,
+    gold_key: Optional[str] = None,
+    masked_key: Optional[str] = "masked",
+    component: str = "sampled_spancat",
+) -> SpanTargets:
+    """Gold class of every candidate of the batch of ``examples``.
+
+    The loop is over examples and gold spans, never over candidates: each
+    gold span finds its candidate by ``Candidates.index``."""
+    offsets = doc_offsets(candidates.doc_lengths)
+    starts: List[int] = []
+    widths: List[int] = []
+    classes: List[int] = []
+    missing_parts: List[numpy.ndarray] = []
+    masked_starts: List[int] = []
+    masked_widths: List[int] = []
+    any_masked = False
+    n_too_wide = 0
+    for eg, offset in zip(examples, offsets):
+        spans, missing = aligned_gold_spans(eg, gold_key)
+        missing_parts.append(missing)
+        if gold_key is not None:  # doc.ents cannot share boundaries
+            check_single_label(eg, spans, component)
+        for start, end, label in spans:
+            if label not in label_index:
+                raise ValueError(
+                    f"{component}: gold label {label!r} is not among the component's labels "
+                    f"({', '.join(sorted(label_index))}); pass every label to initialize "
+                    f"(e.g. [initialize.components.{component}.labels])"
+                )
+            if end - start > candidates.max_width:
+                n_too_wide += 1
+                continue
+            starts.append(offset + start)
+            widths.append(end - start)
+            classes.append(label_index[label] + 1)
+        masked = aligned_masked_spans(eg, masked_key) if masked_key else None
+        if masked is not None:
+            any_masked = True
+            for start, end in masked:
+                if end - start <= candidates.max_width:
+                    masked_starts.append(offset + start)
+                    masked_widths.append(end - start)
+    xp = ops.xp
+    result = xp.zeros((len(candidates),), dtype="int32")
+    if missing_parts and any(m.any() for m in missing_parts):
+        result[touching(ops, candidates, numpy.concatenate(missing_parts))] = UNKNOWN
+    if starts:
+        index = candidates.index(xp.asarray(starts, dtype="int32"), xp.asarray(widths, dtype="int32"))
+        # a gold span is gold even where some other annotation is missing
+        result[index] = xp.asarray(classes, dtype="int32")
+    masked_flags = None
+    if any_masked:
+        masked_flags = xp.zeros((len(candidates),), dtype=bool)
+        if masked_starts:
+            index = candidates.index(xp.asarray(masked_starts, dtype="int32"), xp.asarray(masked_widths, dtype="int32"))
+            masked_flags[index] = True
+    return SpanTargets(result, masked_flags, len(starts), n_too_wide)
+
+
+def check_single_label(example: Example, spans: Sequence[GoldSpan], component: str) -> None:
+    """A candidate has one class: two gold spans with the same boundaries and
+    different labels (possible in a span group) cannot both be learned, and
+    keeping either would be a silent guess."""
+    seen: Dict[Tuple[int, int], str] = {}
+    for start, end, label in spans:
+        other = seen.setdefault((start, end), label)
+        if other != label:
+            raise ValueError(
+                f"{component}: the gold span {example.predicted[start:end].text!r} (tokens {start}-{end}) of the doc "
+                f"{example.predicted.text[:60]!r} has two labels, {other!r} and {label!r}; sampled_spancat gives "
+                "each span a single label"
+            )
+
+
+def count_gold(
+    examples: Iterable[Example], max_width: int, gold_key: Optional[str], component: str = "sampled_spancat"
+) -> Tuple[int, int]:
+    """(gold spans, gold spans wider than ``max_width``) over ``examples``,
+    which are checked to give each span one label."""
+    n_gold = n_wide = 0
+    for eg in examples:
+        spans, _ = aligned_gold_spans(eg, gold_key)
+        if gold_key is not None:
+            check_single_label(eg, spans, component)
+        n_gold += len(spans)
+        n_wide += sum(1 for start, end, _ in spans if end - start > max_width)
+    return n_gold, n_wide
+
+
+def gold_labels(examples: Iterable[Example], gold_key: Optional[str]) -> List[str]:
+    """The labels of the reference gold (doc.ents or doc.spans[gold_key])."""
+    return doc_labels((eg.reference for eg in examples), gold_key)
+
+
+def doc_labels(docs: Iterable[Doc], gold_key: Optional[str]) -> List[str]:
+    labels = set()
+    for doc in docs:
+        group: Iterable[Span] = doc.ents if gold_key is None else doc.spans.get(gold_key, [])
+        labels.update(span.label_ for span in group)
+    return sorted(labels)

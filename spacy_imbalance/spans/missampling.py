@@ -1,0 +1,106 @@
+"""Missampling rate of a negative sampler on synthetic unlabeled-entity
+corpora (Li et al. 2022, Eq. 12 and Fig. 4-5): mask a well-annotated corpus
+with probability p, draw negatives as training would, and count the share of
+drawn negatives that are masked entities, over the whole corpus.
+"""
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+
+import numpy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..corpus.masking.masking import check_probability, mask_entities
+from .negatives import NegativeSampler, make_generator
+
+if TYPE_CHECKING:
+    from ..pipeline.sampled_spancat import SampledSpanCategorizer
+
+MASKED_KEY = "masked"
+DocsPreparer = Callable[[List[Doc]], List[Doc]]
+
+
+class MissamplingResult(NamedTuple):
+    p: float
+    rates: List[float]  # one per seed: masked drawn / drawn over the corpus
+    masked_drawn: List[int]
+    drawn: List[int]
+
+    @property
+    def mean(self) -> float:
+        return float(numpy.mean(self.rates))
+
+    @property
+    def std(self) -> float:
+        return float(numpy.std(self.rates, ddof=1)) if len(self.rates) > 1 else 0.0
+
+    def to_dict(self) -> Dict[str, object]:
+        return {"p": self.p, "mean": self.mean, "std": self.std, "rates": self.rates, "masked_drawn": self.masked_drawn, "drawn": self.drawn}
+
+
+def predicted_docs(docs: Sequence[Doc], prepare: Optional[DocsPreparer] = None) -> List[Doc]:
+    """Unannotated copies of ``docs`` (same words), passed through ``prepare``
+    (e.g. the pipeline's upstream tok2vec) when given."""
+    predicted = [Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in docs]
+    return prepare(predicted) if prepare is not None else predicted
+
+
+def masked_examples(
+    predicted: Sequence[Doc], docs: Sequence[Doc], p: float, seed: int, gold_key: Optional[str]
+) -> List[Example]:
+    """Examples whose reference is the masked doc (dropped entities in
+    doc.spans["masked"]) and whose predicted doc is ``predicted``'s."""
+    masked = mask_entities(docs, p, seed=seed, spans_key=gold_key, masked_key=MASKED_KEY)
+    return [Example(x, y) for x, y in zip(predicted, masked)]
+
+
+def measure_missampling(
+    pipe: "SampledSpanCategorizer",
+    sampler: NegativeSampler,
+    docs: Sequence[Doc],
+    p_values: Iterable[float],
+    seeds: Sequence[int],
+    *,
+    batch_size: int = 64,
+    prepare: Optional[DocsPreparer] = None,
+    progress: Optional[Callable[[MissamplingResult], None]] = None,
+) -> List[MissamplingResult]:
+    """Missampling rates of ``sampler`` run by ``pipe`` (a ``sampled_spancat``
+    component: its model gives the weighted sampler's distributions and
+    Top-Neg's span vectors) for each masking probability and seed. Seed s
+    masks the corpus with seed s and seeds the sampler's generator with s.
+    ``prepare`` annotates the input docs first: a model that listens to an
+    upstream tok2vec needs the pipeline's earlier components to have run."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    original, original_key = pipe.negatives, pipe.cfg["masked_key"]
+    results = []
+    try:
+        pipe.negatives = sampler
+        # the masks are written to "masked"; the component must read them
+        # there whatever it was trained with (null would count nothing)
+        pipe.cfg["masked_key"] = MASKED_KEY
+        # masking changes only the references: the inputs (and the upstream
+        # components' work on them) are shared by every p and seed
+        predicted = predicted_docs(docs, prepare)
+        for p in p_values:
+            check_probability(p, name="p")
+            rates, masked_drawn, drawn = [], [], []
+            for seed in seeds:
+                examples = masked_examples(predicted, docs, p, seed, pipe.cfg["gold_key"])
+                pipe._generator = make_generator(pipe.model.ops, seed)
+                n_masked = n_drawn = 0
+                for start in range(0, len(examples), batch_size):
+                    _, targets, negatives = pipe.sample_negatives(examples[start : start + batch_size])
+                    n_masked += int(targets.masked[negatives].sum()) if targets.masked is not None else 0
+                    n_drawn += int(negatives.shape[0])
+                rates.append(n_masked / n_drawn if n_drawn else 0.0)
+                masked_drawn.append(n_masked)
+                drawn.append(n_drawn)
+            result = MissamplingResult(float(p), rates, masked_drawn, drawn)
+            results.append(result)
+            if progress is not None:
+                progress(result)
+    finally:
+        pipe.negatives = original
+        pipe.cfg["masked_key"] = original_key
+    return results

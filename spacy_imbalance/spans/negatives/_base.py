@@ -1,0 +1,116 @@
+"""What every negative sampler shares: the batch it samples from, the
+per-sentence top-k selection that turns random keys into a sample without
+replacement, and the random generator on the ops' device."""
+import math
+from typing import Any, NamedTuple, Optional, Sequence
+
+from thinc.api import Ops
+from thinc.types import Array1d, Floats2d, Ints1d
+
+from ..candidates import Candidates
+from ..gold import O_CLASS
+
+# rate·n is computed in floating point: 0.7 * 10 is 7.000000000000001, whose
+# ceiling would be 8. Anything within EPS of an integer counts as that integer.
+EPS = 1e-9
+
+
+class SamplingBatch(NamedTuple):
+    """A training batch seen by a sampler.
+
+    ``classes`` are the candidates' gold classes (``span_gold``): only
+    candidates of class O are negatives that may be drawn, so no sampler can
+    return a gold span or a span touching tokens without annotation. ``probs``
+    (label distributions, column 0 = O) and ``vectors`` (span representations)
+    cover every candidate and are filled only for samplers that ask for them.
+    """
+
+    ops: Ops
+    candidates: Candidates
+    classes: Ints1d
+    step: int = 0
+    probs: Optional[Floats2d] = None
+    vectors: Optional[Floats2d] = None
+
+    @property
+    def negatives(self) -> Array1d:  # bool per candidate
+        return self.classes == O_CLASS
+
+    @property
+    def positives(self) -> Array1d:  # bool per candidate
+        return self.classes > O_CLASS
+
+
+class NegativeSampler:
+    """Base class of the samplers registered in ``misc``. ``sample`` returns
+    the sorted candidate indices of the negatives to train on."""
+
+    name = "negatives"
+    needs_probs = False
+    needs_vectors = False
+
+    def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
+        raise NotImplementedError
+
+    def n_per_sentence(self, batch: SamplingBatch) -> Optional[Sequence[int]]:
+        """How many negatives each sentence gets (None when the count is per batch)."""
+        return None
+
+    def __repr__(self) -> str:
+        settings = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({settings})"
+
+
+def check_rate(value: float, setting: str) -> None:
+    # `not (...)` also rejects NaN
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 < value <= 1.0):
+        raise ValueError(f"{setting} must be in (0, 1], got {value!r}")
+
+
+def ceil_count(rate: float, n: int) -> int:
+    """⌈rate·n⌉ without floating-point overshoot."""
+    return max(0, math.ceil(rate * n - EPS))
+
+
+def make_generator(ops: Ops, seed: int) -> Any:
+    """A random generator on the ops' device (numpy or cupy), so that random
+    keys are drawn where the candidates are."""
+    random = ops.xp.random
+    if hasattr(random, "default_rng"):
+        return random.default_rng(seed)
+    return random.RandomState(seed)  # older cupy
+
+
+def uniform_keys(generator: Any, n: int) -> Any:
+    """n floats in [0, 1) from either kind of generator."""
+    if hasattr(generator, "random"):
+        return generator.random(n)
+    return generator.random_sample(n)
+
+
+def top_k_per_group(ops: Ops, keys: Any, groups: Ints1d, eligible: Any, k: Ints1d) -> Ints1d:
+    """Per group g, the ``k[g]`` eligible items with the largest keys (all of
+    them when the group has fewer), as sorted indices.
+
+    One sort by (group, -key) and a rank within the group: no loop over
+    groups. With i.i.d. uniform keys this is a uniform sample without
+    replacement; with keys = log-weight + Gumbel noise it is a sample without
+    replacement proportional to the weights (the Gumbel-top-k trick).
+    """
+    xp = ops.xp
+    index = xp.nonzero(eligible)[0]
+    if index.shape[0] == 0:
+        return index.astype("int32")
+    group = groups[index]
+    order = xp.lexsort(xp.stack([-keys[index], group]))
+    index, group = index[order], group[order]
+    sizes = xp.bincount(group, minlength=int(k.shape[0]))
+    first = xp.cumsum(sizes) - sizes
+    rank = xp.arange(index.shape[0]) - first[group]
+    return xp.sort(index[rank < k[group]]).astype("int32")
+
+
+def sentence_counts(ops: Ops, batch: SamplingBatch, rate: float) -> Ints1d:
+    """⌈rate·n⌉ per sentence of n tokens (the sampler caps it at the
+    sentence's negatives)."""
+    return ops.asarray1i([ceil_count(rate, n) for n in batch.candidates.doc_lengths])

@@ -1,0 +1,365 @@
+"""The sampled_spancat component: labels, overfitting with every sampler,
+sampled-only training, missampling rate, serialisation, multiprocessing,
+empty docs and config validation."""
+import math
+
+import numpy
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import fix_random_seed
+
+from spacy_imbalance.spans.candidates import enumerate_candidates
+from spacy_imbalance.pipeline.sampled_spancat import DEFAULT_MODEL
+from spacy_imbalance.models.span_scorer import SpanScores
+
+TRAIN_DATA = [
+    ("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]),
+    ("Kate Bush sings in New York .", [(0, 9, "PER"), (19, 27, "LOC")]),
+    ("Nothing to see here .", []),
+    ("Talk to Kate .", [(8, 12, "PER")]),
+]
+
+DEFAULT_TOK2VEC = dict(DEFAULT_MODEL["tok2vec"])
+
+SAMPLERS = {
+    "all": {"@misc": "spacy-imbalance.all_negatives.v1"},
+    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7},
+    "weighted": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": 0.7, "mu": 8.0},
+    "top": {"@misc": "spacy-imbalance.top_negatives.v1", "ratio": 0.3},
+}
+
+
+def make_nlp(negatives=None, **cfg) -> Language:
+    nlp = spacy.blank("en")
+    config = dict(cfg)
+    if negatives is not None:
+        config["negatives"] = negatives
+    nlp.add_pipe("sampled_spancat", config=config)
+    return nlp
+
+
+def make_examples(nlp):
+    return [Example.from_dict(nlp.make_doc(text), {"entities": ents}) for text, ents in TRAIN_DATA]
+
+
+def ents_of(docs):
+    return [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in docs]
+
+
+def train(nlp, examples, n_iter=60):
+    fix_random_seed(0)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    history = []
+    for _ in range(n_iter):
+        losses = {}
+        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.0)
+        history.append(losses["sampled_spancat"])
+    return history
+
+
+@pytest.fixture(scope="module")
+def trained():
+    nlp = make_nlp()
+    examples = make_examples(nlp)
+    history = train(nlp, examples)
+    return nlp, examples, history
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_overfits_to_the_exact_spans(sampler):
+    nlp = make_nlp(SAMPLERS[sampler])
+    examples = make_examples(nlp)
+    history = train(nlp, examples)
+    assert history[-1] < 0.1 * history[0]
+    docs = list(nlp.pipe(text for text, _ in TRAIN_DATA))
+    assert ents_of(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
+
+
+@pytest.mark.parametrize(
+    "loss",
+    [
+        {"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": 2.0},
+        # MoM's majority class is O, class 0 of the span classes
+        {"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 0.5, "majority_class": 0},
+    ],
+    ids=["focal", "mom"],
+)
+def test_span_level_imbalance_losses_train(loss):
+    nlp = make_nlp(SAMPLERS["uniform"], loss=loss)
+    examples = make_examples(nlp)
+    history = train(nlp, examples, n_iter=80)
+    assert history[-1] < 0.1 * history[0]
+    docs = list(nlp.pipe(text for text, _ in TRAIN_DATA))
+    assert ents_of(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
+
+
+def test_no_labels_is_a_clear_error():
+    nlp = make_nlp()
+    examples = [Example.from_dict(nlp.make_doc("no entities here"), {"entities": []})]
+    with pytest.raises(ValueError, match="sampled_spancat' has no labels"):
+        nlp.initialize(get_examples=lambda: examples)
+
+
+def test_labels_and_classes():
+    nlp = make_nlp()
+    nlp.initialize(get_examples=lambda: make_examples(nlp))
+    pipe = nlp.get_pipe("sampled_spancat")
+    assert pipe.labels == ("LOC", "PER") and pipe.classes == ["O", "LOC", "PER"]
+    assert pipe.model.get_ref("output_layer").get_dim("nO") == 3
+
+
+def test_only_gold_spans_and_sampled_negatives_are_scored(trained, monkeypatch):
+    """With the uniform sampler the head runs on positives + ⌈0.7·n⌉
+    negatives per sentence, not on every candidate."""
+    nlp, examples, _ = trained
+    pipe = nlp.get_pipe("sampled_spancat")
+    head = pipe.model.get_ref("head")
+    rows = []
+    original = head._func
+
+    def spy(model, X, is_train):
+        rows.append((X[1].shape[0], is_train))
+        return original(model, X, is_train)
+
+    monkeypatch.setattr(head, "_func", spy)
+    nlp.update(examples, losses={})
+    n_gold = sum(len(ents) for _, ents in TRAIN_DATA)
+    n_negatives = sum(math.ceil(0.7 * len(eg.predicted) - 1e-9) for eg in examples)
+    assert rows == [(n_gold + n_negatives, True)]
+
+
+def test_weighted_scores_all_candidates_but_trains_on_the_sample(monkeypatch):
+    nlp = make_nlp(SAMPLERS["weighted"])
+    examples = make_examples(nlp)
+    train(nlp, examples, n_iter=2)
+    head = nlp.get_pipe("sampled_spancat").model.get_ref("head")
+    rows, original = [], head._func
+
+    def spy(model, X, is_train):
+        rows.append((X[1].shape[0], is_train))
+        return original(model, X, is_train)
+
+    monkeypatch.setattr(head, "_func", spy)
+    nlp.update(examples, losses={})
+    n_candidates = len(enumerate_candidates(head.ops, [len(eg.predicted) for eg in examples], 8))
+    n_train = sum(len(ents) for _, ents in TRAIN_DATA) + sum(math.ceil(0.7 * len(eg.predicted) - 1e-9) for eg in examples)
+    assert rows == [(n_candidates, False), (n_train, True)]
+
+
+def test_missampling_rate_is_exact_on_a_masked_example():
+    """All-negatives sampling draws every negative, so the rate is the masked
+    candidates over the negative candidates, counted by hand."""
+    nlp = make_nlp(SAMPLERS["all"], max_span_width=2)
+    words = ["Kate", "met", "Bob", "in", "Rome"]
+    reference = Doc(nlp.vocab, words=words)
+    reference.set_ents([Span(reference, 0, 1, label="PER")], default="outside")
+    reference.spans["masked"] = [Span(reference, 2, 3, label="PER"), Span(reference, 4, 5, label="LOC")]
+    example = Example(Doc(nlp.vocab, words=words), reference)
+    nlp.initialize(get_examples=lambda: [example])
+    pipe = nlp.get_pipe("sampled_spancat")
+    assert pipe.missampling_rate() is None
+    nlp.update([example], losses={})
+    # 5 + 4 = 9 candidates, 1 gold, 8 negatives drawn, 2 of them masked entities
+    assert pipe.missampling_rate() == pytest.approx(2 / 8)
+    assert pipe.cfg["missampled"] == [2, 8]
+    scores = pipe.score([example])
+    assert scores["missampling_rate"] == pytest.approx(0.25)
+    assert pipe.score([example])["missampling_rate"] is None  # reset by the evaluation
+    assert pipe.cfg["missampled"] == [2, 8]  # the training total stays
+
+
+def test_unannotated_tokens_are_never_sampled():
+    nlp = make_nlp(SAMPLERS["all"], max_span_width=3)
+    words = ["Kate", "met", "Bob", "today"]
+    reference = Doc(nlp.vocab, words=words)
+    reference.set_ents([Span(reference, 0, 1, label="PER")], missing=[reference[2:3]], default="outside")
+    example = Example(Doc(nlp.vocab, words=words), reference)
+    nlp.initialize(get_examples=lambda: [example])
+    candidates, targets, negatives = nlp.get_pipe("sampled_spancat").sample_negatives([example])
+    drawn = {(int(s), int(e)) for s, e in zip(candidates.starts[negatives], candidates.ends[negatives])}
+    assert drawn == {(1, 1), (3, 3), (0, 1)}  # every span avoiding token 2, minus the gold (0, 0)
+
+
+def test_gold_from_a_span_group():
+    nlp = make_nlp(SAMPLERS["all"], gold_key="gold", spans_key="predicted")
+    examples = []
+    for text, ents in TRAIN_DATA:
+        doc = nlp.make_doc(text)
+        reference = nlp.make_doc(text)
+        reference.spans["gold"] = [reference.char_span(s, e, label=l) for s, e, l in ents]
+        examples.append(Example(doc, reference))
+    train(nlp, examples)
+    assert nlp.get_pipe("sampled_spancat").labels == ("LOC", "PER")
+    doc = nlp("Kate Bush sings in New York .")
+    assert [(s.text, s.label_) for s in doc.spans["predicted"]] == [("Kate Bush", "PER"), ("New York", "LOC")]
+    assert len(doc.spans["predicted"].attrs["scores"]) == 2
+    # the default scorer compares the predicted ents with the gold group
+    # (the reference has no doc.ents at all)
+    scores = nlp.evaluate(examples)
+    assert scores["ents_macro_f"] == 1.0 and scores["ents_per_type"]["LOC"]["r"] == 1.0
+
+
+def test_a_span_with_two_gold_labels_is_a_clear_error():
+    nlp = make_nlp(SAMPLERS["all"], gold_key="gold")
+    reference = nlp.make_doc("Kate Bush sings")
+    reference.spans["gold"] = [Span(reference, 0, 2, label="PER"), Span(reference, 0, 2, label="ORG")]
+    example = Example(nlp.make_doc("Kate Bush sings"), reference)
+    with pytest.raises(ValueError, match="'Kate Bush' .* has two labels, 'PER' and 'ORG'"):
+        nlp.initialize(get_examples=lambda: [example])
+
+
+def test_the_head_keeps_its_own_dropout():
+    """[training] dropout reaches the encoder; SpanScorer.v1's dropout stays
+    the scoring head's rate."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sampled_spancat", config={"model": {"@architectures": "spacy-imbalance.SpanScorer.v1", "dropout": 0.3,
+                                                      "tok2vec": DEFAULT_TOK2VEC}})
+    examples = make_examples(nlp)
+    nlp.initialize(get_examples=lambda: examples)
+    pipe = nlp.get_pipe("sampled_spancat")
+    nlp.update(examples, drop=0.0, losses={})
+    head_rates = {node.attrs["dropout_rate"] for node in pipe.model.get_ref("scorer").walk() if "dropout_rate" in node.attrs}
+    assert head_rates == {0.3}
+    nlp.update(examples, drop=0.2, losses={})
+    assert {node.attrs["dropout_rate"] for node in pipe.model.get_ref("scorer").walk() if "dropout_rate" in node.attrs} == {0.3}
+
+
+def test_the_temperature_step_counts_optimizer_steps():
+    """The weighted sampler's schedule follows optimizer steps (finish_update),
+    so accumulating gradients over several update calls is one step."""
+    nlp = make_nlp(SAMPLERS["weighted"])
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    pipe = nlp.get_pipe("sampled_spancat")
+    seen = []
+    pipe.negatives.temperature = lambda step: seen.append(step) or 1.0
+    nlp.update(examples, sgd=optimizer, losses={})
+    nlp.update(examples, sgd=optimizer, losses={})
+    assert seen == [0, 1]
+    for half in (examples[:2], examples[2:]):  # accumulate_gradient = 2, as spacy train does it
+        nlp.update(half, sgd=False, losses={})
+    pipe.finish_update(optimizer)
+    assert seen == [0, 1, 2, 2] and pipe.cfg["n_updates"] == 3
+
+
+def test_too_wide_gold_spans_are_counted_in_a_warning():
+    nlp = make_nlp(max_span_width=1)
+    examples = make_examples(nlp)
+    with pytest.warns(UserWarning, match=r"2 of 5 gold spans \(40.0 %\) are wider than max_span_width = 1"):
+        nlp.initialize(get_examples=lambda: examples)
+
+
+def test_decoding_never_overlaps_and_keeps_every_non_o_span_in_the_group(trained):
+    nlp, _, _ = trained
+    pipe = nlp.get_pipe("sampled_spancat")
+    doc = nlp.make_doc("a b c d")
+    candidates = enumerate_candidates(pipe.model.ops, [4], 8)
+    rng = numpy.random.default_rng(0)
+    logits = rng.normal(size=(len(candidates), 3)).astype("f")
+    logits[:, 0] -= 5  # every candidate is an entity
+    pipe.set_annotations([doc], SpanScores(candidates, logits))
+    assert len(doc.spans["sc"]) == len(candidates)
+    covered = [0] * 4
+    for ent in doc.ents:
+        for i in range(ent.start, ent.end):
+            covered[i] += 1
+    assert max(covered) == 1
+    # the best-scored span is an entity
+    scores = doc.spans["sc"].attrs["scores"]
+    best = doc.spans["sc"][int(numpy.argmax(scores))]
+    assert (best.start, best.end, best.label_) in [(e.start, e.end, e.label_) for e in doc.ents]
+
+
+def test_preset_entities_are_kept(trained):
+    nlp, _, _ = trained
+    doc = nlp.make_doc("Kate Bush sings in New York .")
+    doc.set_ents([doc.char_span(19, 27, label="CITY")], default="unmodified")
+    doc = nlp.get_pipe("sampled_spancat")(doc)
+    assert [(e.text, e.label_) for e in doc.ents] == [("Kate Bush", "PER"), ("New York", "CITY")]
+
+
+def test_to_bytes_and_to_disk_round_trips_predict_the_same(trained, tmp_path):
+    nlp, _, _ = trained
+    texts = [text for text, _ in TRAIN_DATA] + ["Paris and London ."]
+    expected = list(nlp.pipe(texts))
+    nlp.to_disk(tmp_path / "model")
+    for loaded in (spacy.load(tmp_path / "model"), make_nlp().from_bytes(nlp.to_bytes())):
+        got = list(loaded.pipe(texts))
+        assert ents_of(got) == ents_of(expected)
+        for a, b in zip(got, expected):
+            assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
+        pipe = loaded.get_pipe("sampled_spancat")
+        assert pipe.labels == ("LOC", "PER")
+        assert pipe.cfg["n_updates"] == nlp.get_pipe("sampled_spancat").cfg["n_updates"] >= 60
+
+
+def test_nlp_pipe_with_two_processes(trained):
+    nlp, _, _ = trained
+    texts = [text for text, _ in TRAIN_DATA] * 3
+    assert ents_of(nlp.pipe(texts, n_process=2, batch_size=2)) == ents_of(nlp.pipe(texts))
+
+
+def test_empty_and_one_token_docs(trained):
+    nlp, examples, _ = trained
+    docs = list(nlp.pipe(["", "Kate", "", "London"]))
+    assert [len(doc.spans["sc"]) for doc in docs][0] == 0 and docs[0].ents == ()
+    assert all(len(doc.ents) <= 1 for doc in docs)
+    empty = Example.from_dict(nlp.make_doc(""), {"entities": []})
+    one = Example.from_dict(nlp.make_doc("Kate"), {"entities": [(0, 4, "PER")]})
+    assert nlp.update([empty], losses={}) == {"sampled_spancat": 0.0}
+    losses = nlp.update([empty, one], losses={})
+    assert numpy.isfinite(losses["sampled_spancat"])
+
+
+@pytest.mark.parametrize(
+    "cfg,message",
+    [
+        ({"max_span_width": 0}, "max_span_width must be an integer >= 1"),
+        ({"negatives": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 2.0}}, r"rate must be in \(0, 1\]"),
+        ({"negatives": {"@misc": "spacy-imbalance.weighted_negatives.v1", "mu": -2}}, "mu must be >= 0"),
+        ({"masked_key": "sc"}, "masked_key 'sc' must differ from gold_key and spans_key"),
+        ({"spans_key": ""}, "spans_key must be a non-empty span group name or null"),
+    ],
+)
+def test_invalid_settings_are_clear_errors(cfg, message):
+    with pytest.raises(ValueError, match=message):
+        make_nlp(**cfg)
+
+
+def test_loss_with_class_counts_survives_serialisation(tmp_path):
+    nlp = make_nlp(loss={"@losses": "spacy-imbalance.WeightedCrossEntropy.v1", "scheme": "log"})
+    examples = make_examples(nlp)
+    train(nlp, examples, n_iter=3)
+    counts = nlp.get_pipe("sampled_spancat").cfg["class_counts"]
+    n_words = [len(eg.predicted) for eg in examples]
+    n_candidates = sum(min(8, n) * n - min(8, n) * (min(8, n) - 1) // 2 for n in n_words)
+    assert counts[1:] == [3, 2] and sum(counts) == n_candidates
+    nlp.to_disk(tmp_path / "wce")
+    loaded = spacy.load(tmp_path / "wce")
+    assert loaded.get_pipe("sampled_spancat").loss.class_counts == counts
+
+
+def test_same_seed_same_training():
+    def run():
+        nlp = make_nlp()
+        history = train(nlp, make_examples(nlp), n_iter=5)
+        return history
+
+    assert run() == run()
+
+
+def test_a_batch_without_annotation_changes_nothing(trained):
+    nlp, _, _ = trained
+    words = ["Kate", "met", "Bob"]
+    reference = Doc(nlp.vocab, words=words)
+    reference.set_ents([], missing=[reference[0:3]], default="unmodified")
+    example = Example(Doc(nlp.vocab, words=words), reference)
+    pipe = nlp.get_pipe("sampled_spancat")
+    output_layer = pipe.model.get_ref("output_layer")
+    before = output_layer.get_grad("W").copy()
+    losses = pipe.update([example], losses={})
+    assert losses["sampled_spancat"] == 0.0
+    assert (output_layer.get_grad("W") == before).all()  # no gradient was added

@@ -1,0 +1,166 @@
+"""`evaluate`, `compare` and `summarize` end to end, with rule-based pipelines
+whose predictions (and so scores) are known by hand."""
+import json
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from typer.testing import CliRunner
+
+from spacy_imbalance.cli import app
+from spacy_imbalance.scorers.evaluation import pipeline_target
+from spacy_imbalance.corpus.docs_io import write_docbin
+
+runner = CliRunner()
+
+GOLD = [
+    (["Alice", "visited", "Paris", "."], ["B-PER", "O", "B-LOC", "O"]),
+    (["Bob", "likes", "Rome"], ["B-PER", "O", "B-LOC"]),
+]
+# Rules A: Alice -> PER (tp), Rome -> ORG (fp ORG, fn LOC); Bob, Paris missed.
+#   PER tp1 fn1: P 1, R 1/2, F 2/3;  LOC fn2: 0;  ORG fp1: 0
+#   micro: tp 1, fp 1, fn 3 -> P 1/2, R 1/4, F 1/3;  macro F = (2/3)/3 = 2/9
+RULES_A = [{"label": "PER", "pattern": "Alice"}, {"label": "ORG", "pattern": "Rome"}]
+RULES_B = [
+    {"label": "PER", "pattern": "Alice"},
+    {"label": "PER", "pattern": "Bob"},
+    {"label": "LOC", "pattern": "Paris"},
+    {"label": "LOC", "pattern": "Rome"},
+]
+
+
+@pytest.fixture
+def data(tmp_path):
+    nlp = spacy.blank("en")
+    docs = [Doc(nlp.vocab, words=words, ents=tags) for words, tags in GOLD]
+    path = tmp_path / "test.spacy"
+    write_docbin(docs, path)
+    return path
+
+
+def ruler_pipeline(tmp_path, name, patterns):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns(patterns)
+    nlp.to_disk(tmp_path / name)
+    return str(tmp_path / name)
+
+
+def test_evaluate_cli_hand_computed(tmp_path, data):
+    model = ruler_pipeline(tmp_path, "a", RULES_A)
+    out = tmp_path / "metrics" / "a.json"
+    result = runner.invoke(app, ["evaluate", model, str(data), "--output", str(out), "--name", "rules", "--n-bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["name"] == "rules" and report["target"] == "ents" and report["n_docs"] == 2
+    assert report["micro"] == pytest.approx({"p": 1 / 2, "r": 1 / 4, "f": 1 / 3})
+    assert report["macro"] == pytest.approx({"p": 1 / 3, "r": 1 / 6, "f": 2 / 9})
+    assert report["per_type"]["PER"] == {"p": 1.0, "r": 0.5, "f": pytest.approx(2 / 3), "tp": 1, "fp": 0, "fn": 1, "support": 2}
+    assert report["per_type"]["ORG"]["support"] == 0 and report["per_type"]["LOC"]["fn"] == 2
+    low, high = report["ci"]["macro_f"]
+    assert low <= 2 / 9 <= high
+    # the printed tables hold the macro and micro F in percent
+    assert "22.2" in result.output and "33.3" in result.output
+
+
+def test_compare_cli_paired_difference(tmp_path, data):
+    a, b = ruler_pipeline(tmp_path, "a", RULES_A), ruler_pipeline(tmp_path, "b", RULES_B)
+    out = tmp_path / "cmp.json"
+    result = runner.invoke(app, ["compare", str(data), a, b, "--output", str(out), "--n-bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    diff = json.loads(out.read_text())["systems"][b]
+    assert diff["macro_f"]["delta"] == pytest.approx(1 - 2 / 9)
+    assert diff["micro_f"]["delta"] == pytest.approx(1 - 1 / 3)
+    assert diff["micro_f"]["low"] > 0
+
+
+def test_compare_cli_needs_two_pipelines(tmp_path, data):
+    result = runner.invoke(app, ["compare", str(data), ruler_pipeline(tmp_path, "a", RULES_A)])
+    assert result.exit_code != 0 and "at least two" in result.output
+
+
+def test_summarize_cli_mean_std_and_plot(tmp_path, data):
+    paths = []
+    for name, rules in (("a", RULES_A), ("b", RULES_B)):
+        out = tmp_path / f"{name}.json"
+        runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, name, rules), str(data), "-o", str(out), "--name", "rules", "--n-bootstrap", "10"])
+        paths.append(str(out))
+    table, plot = tmp_path / "summary.md", tmp_path / "plot.png"
+    result = runner.invoke(app, ["summarize", *paths, "--output", str(table), "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(table.with_suffix(".json").read_text())["rules"]
+    # macro-F1 100 * 2/9 and 100: mean 61.1, sample std |100 - 22.2| / sqrt(2) = 55.0
+    assert summary["runs"] == 2
+    assert summary["macro_f"]["mean"] == pytest.approx((100 * 2 / 9 + 100) / 2)
+    assert summary["macro_f"]["std"] == pytest.approx((100 - 100 * 2 / 9) / 2**0.5)
+    assert "61.1 ± 55.0" in table.read_text()
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_summarize_shows_the_size_factor_when_recorded():
+    from spacy_imbalance.cli.summarize import markdown_table, summarize_reports
+
+    def run(f, size=None):
+        report = {"name": "sCR", "macro": {"p": f, "r": f, "f": f}, "micro": {"p": f, "r": f, "f": f}, "per_type": {}}
+        if size is not None:
+            report["size_factor"] = size
+        return report
+
+    summary = summarize_reports([run(0.2, 2.0), run(0.4, 3.0)])
+    assert summary["sCR"]["size_factor"] == pytest.approx(2.5)
+    table = markdown_table(summary)
+    assert "| size factor |" in table and "| sCR | 2 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 2.50 |" in table
+    # one run without it: no column rather than a misleading mean
+    assert "size factor" not in markdown_table(summarize_reports([run(0.2, 2.0), run(0.4)]))
+    # every training set the size of its corpus (a loss comparison): no column
+    assert "size factor" not in markdown_table(summarize_reports([run(0.2, 1.0), run(0.4, 1.0)]))
+
+
+def test_summarize_cli_rejects_other_json(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text("{}")
+    result = runner.invoke(app, ["summarize", str(other)])
+    assert result.exit_code == 1 and "other.json" in result.output.replace("\n", "")
+
+
+def test_evaluation_pipeline_target():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="--spans-key"):
+        pipeline_target(nlp)
+    nlp.add_pipe("spancat", config={"spans_key": "mine"})
+    assert pipeline_target(nlp) == "mine"
+    assert pipeline_target(nlp, "other") == "other"
+    nlp.add_pipe("ner")
+    assert pipeline_target(nlp) is None
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_evaluation_cli_missing_model_is_a_clear_error(tmp_path, data, command):
+    missing = str(tmp_path / "no-such-model")
+    args = [command, missing, str(data)] if command == "evaluate" else [command, str(data), missing, missing]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "no-such-model" in result.output.replace("\n", "")
+
+
+def test_evaluation_cli_malformed_data_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.conll"
+    bad.write_text("Paris\tX-LOC\n")
+    result = runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, "a", RULES_A), str(bad)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "line 1" in result.output
+
+
+def test_summarize_cli_missing_file_is_a_clear_error(tmp_path):
+    result = runner.invoke(app, ["summarize", str(tmp_path / "gone.json")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "gone.json" in result.output.replace("\n", "")
+
+
+def test_evaluation_spancat_allow_overlap_read_from_component():
+    from spacy_imbalance.scorers.evaluation import spans_allow_overlap
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spancat_singlelabel", config={"spans_key": "sc", "allow_overlap": False})
+    assert spans_allow_overlap(nlp, "sc") is False
+    assert spans_allow_overlap(nlp, "other") is True
