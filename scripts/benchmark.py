@@ -150,7 +150,7 @@ def run_one(
             **missampling_record(train_dir / "model-last"),
         }
     )
-    srsly.write_json(metrics, report)
+    srsly.write_json(metrics, report, indent=0)  # compact: per-run files hold per-sentence counts
     return report
 
 

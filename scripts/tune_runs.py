@@ -41,7 +41,7 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
             "train_examples", "train_sentences", "size_factor")
     report.update({key: original[key] for key in keep if key in original})
     report.update({"tuned_from": str(model), "thresholds": {"en": cfg["en_threshold"], "be": cfg["be_threshold"]}})
-    srsly.write_json(metrics, report)
+    srsly.write_json(metrics, report, indent=0)
     print(f"{corpus} {run} seed {seed}: thresholds en {cfg['en_threshold']:.2f} be {cfg['be_threshold']:.2f}, "
           f"test macro-F1 {100 * original['macro']['f']:.1f} -> {100 * report['macro']['f']:.1f}", flush=True)
     return metrics

@@ -50,7 +50,8 @@ def evaluate_cli(
     print_report(report, f"{report['name']} on {data_path} ({report['target']})")
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(output, report)
+        # compact: the per-sentence counts (kept for paired bootstraps) dominate the file
+        srsly.write_json(output, report, indent=0)
         msg.good(f"Saved metrics to {output}")
 
 
