@@ -23,6 +23,11 @@ BEGIN, INSIDE, END, SINGLE = "B", "I", "E", "S"
 # Columns are separated by ASCII spaces and tabs only: str.split() would also
 # split on U+00A0, U+2028 or U+0085, which occur *inside* tweet tokens.
 COLUMN_SEPARATOR = re.compile(r"[ \t]+")
+# Lines end as open() reads text (universal newlines): LF, CRLF, or CR alone
+# (old Mac files, which would otherwise read as one line). Not str.splitlines():
+# it also breaks on U+2028 or U+0085, which occur inside tweet tokens.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 PREFIXES = {"B": BEGIN, "I": INSIDE, "E": END, "L": END, "S": SINGLE, "U": SINGLE}
 
 
@@ -62,14 +67,19 @@ def read_conll_text(path: Union[str, Path]) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
+        line = len(LINE_BREAK_BYTES.split(data[: err.start]))
         raise ConllFormatError(path, line, f"not valid UTF-8 ({err.reason})") from None
     return text
 
 
+def conll_lines(text: str) -> List[str]:
+    """The lines of a CoNLL file, split at LF, CRLF or a lone CR."""
+    return LINE_BREAK.split(text)
+
+
 def split_columns(line: str) -> List[str]:
-    """The columns of one line; [] for a line of only spaces, tabs or CR."""
-    stripped = line.strip(" \t\r")
+    """The columns of one line; [] for a line of only spaces and tabs."""
+    stripped = line.strip(" \t")
     return COLUMN_SEPARATOR.split(stripped) if stripped else []
 
 
@@ -88,9 +98,7 @@ def iter_conll_sentences(
     words: List[str] = []
     tags: List[str] = []
     first_line = 0
-    # split on "\n" only: str.splitlines() would also break on characters such
-    # as U+2028 or U+0085 that do occur inside tweet tokens.
-    for i, raw in enumerate(text.split("\n"), start=1):
+    for i, raw in enumerate(conll_lines(text), start=1):
         columns = split_columns(raw)
         if not columns or columns[0] == DOCSTART:
             if words:
@@ -182,7 +190,7 @@ def conll_to_docs(
     text = read_conll_text(path)
     report = ConllReport(
         docstart_lines=sum(
-            1 for line in text.split("\n") if split_columns(line)[:1] == [DOCSTART]
+            1 for line in conll_lines(text) if split_columns(line)[:1] == [DOCSTART]
         )
     )
     docs: List[Doc] = []

@@ -211,6 +211,39 @@ def test_conll_crlf_same_as_lf(tmp_path):
     assert report_crlf == report_lf
 
 
+def test_conll_cr_only_same_as_lf(tmp_path):
+    # old Mac line ends: read as one line, the whole file was one token
+    lf = "a\tB-PER\nb\tI-PER\n\t\nc\tO\n\n\nd\tS-LOC\n"
+    docs_lf, report_lf = conll_to_docs(_write(tmp_path, lf, "lf.conll"))
+    docs_cr, report_cr = conll_to_docs(_write(tmp_path, lf.replace("\n", "\r"), "cr.conll"))
+    assert [[t.text for t in doc] for doc in docs_cr] == [["a", "b"], ["c"], ["d"]]
+    assert [_ents(d) for d in docs_cr] == [_ents(d) for d in docs_lf] == [[(0, 2, "PER")], [], [(0, 1, "LOC")]]
+    assert [d.to_array(["ENT_IOB", "SPACY"]).tolist() for d in docs_cr] == [
+        d.to_array(["ENT_IOB", "SPACY"]).tolist() for d in docs_lf
+    ]
+    assert report_cr == report_lf
+
+
+def test_conll_convert_cli_cr_only(tmp_path):
+    path = _write(tmp_path, _conll(WORDS, TAGS["iob2"]).replace("\n", "\r"))
+    out = tmp_path / "corpus.spacy"
+    result = _invoke("convert", path, out)
+    assert result.exit_code == 0, result.output
+    assert f"{path}: 2 sentences, 11 tokens, 4 entities" in _plain(result.output)
+    assert [_ents(doc) for doc in load_docs(out)] == EXPECTED_ENTS
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"])
+def test_conll_line_numbers_count_every_line_ending(tmp_path, newline):
+    # the third line is bad, whatever ends the lines
+    path = _write(tmp_path, newline.join(["a\tO", "", "b\tX-PER", ""]), "bad.conll")
+    with pytest.raises(ConllFormatError, match=re.escape(f"{path}, line 3: unknown tag 'X-PER'")):
+        conll_to_docs(path)
+    path = _write(tmp_path, newline.encode().join([b"a\tO", b"", b"\xff\tO", b""]), "bad.conll")
+    with pytest.raises(ConllFormatError, match=re.escape(f"{path}, line 3: not valid UTF-8")):
+        conll_to_docs(path)
+
+
 def test_conll_docstart(tmp_path):
     text = (
         "-DOCSTART- -X- -X- O\n"  # 1
