@@ -1,0 +1,65 @@
+"""The span representation layer: values by hand, finite-difference
+gradients, the width guard."""
+import numpy
+import pytest
+
+from spacy_imbalance.layers.span_representation import build_span_representation
+
+
+def repr_layer(kind, nI=3, nV=3, nE=2):
+    layer = build_span_representation(kind, nE)
+    layer.set_dim("nI", nI)
+    layer.set_dim("nV", nV)
+    layer.initialize()
+    return layer
+
+
+def test_representations_by_hand():
+    X = numpy.arange(12, dtype="f").reshape(4, 3)
+    starts, ends = numpy.array([0, 1], dtype="i"), numpy.array([2, 1], dtype="i")
+    width = repr_layer("endpoints_width")
+    E = width.get_param("E")
+    out = width.predict((X, starts, ends))
+    assert out.tolist() == numpy.hstack([X[[0, 1]], X[[2, 1]], E[[2, 0]]]).tolist()
+    product = repr_layer("endpoints_product").predict((X, starts, ends))
+    a, b = X[[0, 1]], X[[2, 1]]
+    assert product.tolist() == numpy.hstack([a, b, a - b, a * b]).tolist()
+    assert width.get_dim("nO") == 2 * 3 + 2
+
+
+@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product"])
+def test_representation_gradients_match_finite_differences(kind):
+    rng = numpy.random.default_rng(0)
+    layer = repr_layer(kind)
+    X = rng.normal(size=(5, 3)).astype("float64")
+    starts, ends = numpy.array([0, 1, 3, 0], dtype="i"), numpy.array([2, 1, 4, 0], dtype="i")
+    layer.set_param("E", rng.normal(size=(3, 2)))
+    out, backprop = layer((X, starts, ends), is_train=True)
+    weights = rng.normal(size=out.shape)  # loss = sum(weights * out)
+    d_X, _, _ = backprop(weights)
+    eps = 1e-6
+    numeric = numpy.zeros_like(X)
+    for idx in numpy.ndindex(*X.shape):
+        plus, minus = X.copy(), X.copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        numeric[idx] = ((layer.predict((plus, starts, ends)) - layer.predict((minus, starts, ends))) * weights).sum() / (2 * eps)
+    assert d_X == pytest.approx(numeric, abs=1e-6)
+    if kind == "endpoints_width":
+        E = layer.get_param("E").copy()
+        numeric_E = numpy.zeros_like(E)
+        for idx in numpy.ndindex(*E.shape):
+            for sign in (1, -1):
+                shifted = E.copy()
+                shifted[idx] += sign * eps
+                layer.set_param("E", shifted)
+                numeric_E[idx] += sign * (layer.predict((X, starts, ends)) * weights).sum() / (2 * eps)
+        layer.set_param("E", E)
+        assert layer.get_grad("E") == pytest.approx(numeric_E, abs=1e-6)
+
+
+def test_a_span_wider_than_the_width_embedding_is_an_error():
+    layer = repr_layer("endpoints_width", nV=2)
+    X = numpy.zeros((4, 3), dtype="f")
+    with pytest.raises(ValueError, match="a span of width 3 exceeds the width embedding's 2"):
+        layer.predict((X, numpy.array([0], dtype="i"), numpy.array([2], dtype="i")))
