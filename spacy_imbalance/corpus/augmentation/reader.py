@@ -8,8 +8,8 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .augmentation import AugmentMethod, augmented_copies, validate_settings
 from .._source import ReaderT, announce, example_like, sentence_examples, source_corpus
+from .augmentation import AugmentMethod, augmented_copies, validate_settings
 
 
 class AugmentedCorpus:

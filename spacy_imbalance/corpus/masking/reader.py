@@ -8,8 +8,8 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
 from .._source import ReaderT, announce, sentence_examples, source_corpus
+from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
 
 
 class MaskedCorpus:

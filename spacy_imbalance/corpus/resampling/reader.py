@@ -8,8 +8,8 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .resampling import CountUnit, Method, sentence_weights
 from .._source import ReaderT, announce, sentence_examples, source_corpus
+from .resampling import CountUnit, Method, sentence_weights
 
 
 class ResampledCorpus:
