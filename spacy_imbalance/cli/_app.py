@@ -1,4 +1,6 @@
-from typing import Dict, NoReturn
+import os
+from pathlib import Path
+from typing import Dict, Iterable, NoReturn
 
 import typer
 from wasabi import msg
@@ -16,6 +18,28 @@ def fail(message: str) -> NoReturn:
     """Print a clear message and exit with code 1, instead of a traceback."""
     msg.fail(message)
     raise typer.Exit(1)
+
+
+def check_output_is_not_input(input_path: Path, outputs: Iterable[Path]) -> None:
+    """Exit before anything is written when an output would replace the input:
+    the same path, or the same file spelled differently or reached by a link."""
+    for output in outputs:
+        if _same_file(input_path, output):
+            fail(
+                f"The output {output} is the input {input_path}: writing it would destroy "
+                "the input. Give another output path"
+            )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    # resolve() follows symlinks and removes "." and ".."; samefile() also sees
+    # hard links and case-insensitive file systems, but needs both files to exist
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def parse_split(value: str) -> Dict[str, float]:

@@ -13,7 +13,7 @@ from ..corpus.default_corpus import (
     split_items,
 )
 from ..corpus.docs_io import copy_ents_to_spans, write_docbins
-from ._app import app, fail, parse_split
+from ._app import app, check_output_is_not_input, fail, parse_split
 from .stats import print_stats
 
 SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
@@ -24,13 +24,14 @@ def convert_file(
 ) -> Dict[str, List[Doc]]:
     """Convert one CoNLL file to .spacy: one file, or one per split part in
     the folder ``output``. Nothing is written unless the whole input reads."""
+    paths = {name: output / f"{name}.spacy" for name in split} if split else {"": output}
+    check_output_is_not_input(input_path, paths.values())
     docs, report = conll_to_docs(input_path)
     if spans_key:
         copy_ents_to_spans(docs, spans_key)
     _print_report(input_path, report)
     parts = split_items(docs, split, seed) if split else {"": docs}
-    paths = {(output / f"{name}.spacy" if split else output): part for name, part in parts.items()}
-    for path, n_docs in write_docbins(paths).items():
+    for path, n_docs in write_docbins({paths[name]: part for name, part in parts.items()}).items():
         msg.good(f"Wrote {n_docs} sentences to {path}")
     return parts
 

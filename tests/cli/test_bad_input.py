@@ -1,0 +1,103 @@
+"""The commands given bad input: a clear message naming the file, line or
+setting, exit code 1, and nothing written or destroyed."""
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_imbalance.cli import app
+from spacy_imbalance.corpus.conll import conll_to_docs
+from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+BOX = re.compile(r"[│╭╮╰╯─]")
+
+# three sentences, two with an entity
+CONLL = "Ann\tB-PER\nsings\tO\n\nBob\tB-PER\nLee\tI-PER\nruns\tO\n\nit\tO\nrains\tO\n"
+
+
+def _plain(output: str) -> str:
+    """CLI output without colours, boxes or line wrapping."""
+    return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())
+
+
+def _invoke(*args):
+    return CliRunner().invoke(app, [str(arg) for arg in args])
+
+
+@pytest.fixture
+def conll_path(tmp_path):
+    path = tmp_path / "corpus.conll"
+    path.write_text(CONLL, encoding="utf8")
+    return path
+
+
+@pytest.fixture
+def spacy_path(tmp_path, conll_path):
+    docs, _ = conll_to_docs(conll_path)
+    copy_ents_to_spans(docs, "sc")
+    path = tmp_path / "corpus.spacy"
+    write_docbin(docs, path)
+    return path
+
+
+def _assert_failed(result, *names):
+    """Exit code 1 with a message (not a traceback) that names every name."""
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    for name in names:
+        assert str(name) in _plain(result.output)
+
+
+# --- an output that is the input --------------------------------------------
+
+# the settings each command needs besides INPUT and OUTPUT
+TRANSFORMS = {
+    "mask": ["--p", "0.5"],
+    "resample": [],
+    "undersample": [],
+    "subsample": ["--n", "1"],
+    "augment": [],
+}
+
+
+def _same_file(path, how):
+    """The input itself, another spelling of it, or a new symlink to it."""
+    if how == "spelling":
+        return path.parent / "." / ".." / path.parent.name / path.name
+    if how == "symlink":
+        link = path.parent / f"link-{path.name}"
+        link.symlink_to(path)
+        return link
+    return path
+
+
+@pytest.mark.parametrize("how", ["same", "spelling", "symlink"])
+@pytest.mark.parametrize("command", list(TRANSFORMS))
+def test_bad_input_transform_refuses_to_overwrite_its_input(spacy_path, command, how):
+    before = spacy_path.read_bytes()
+    output = _same_file(spacy_path, how)
+    result = _invoke(command, spacy_path, output, *TRANSFORMS[command])
+    _assert_failed(result, f"The output {output} is the input {spacy_path}")
+    assert spacy_path.read_bytes() == before
+    assert sorted(p.name for p in spacy_path.parent.iterdir()) == sorted(
+        ["corpus.conll", "corpus.spacy"] + (["link-corpus.spacy"] if how == "symlink" else [])
+    )
+
+
+@pytest.mark.parametrize("how", ["same", "spelling", "symlink"])
+def test_bad_input_convert_refuses_to_overwrite_its_input(conll_path, how):
+    output = _same_file(conll_path, how)
+    result = _invoke("convert", conll_path, output)
+    _assert_failed(result, f"The output {output} is the input {conll_path}")
+    assert conll_path.read_text(encoding="utf8") == CONLL
+
+
+def test_bad_input_convert_split_refuses_to_overwrite_its_input(tmp_path):
+    # a CoNLL file named like the part it would be split into
+    path = tmp_path / "train.spacy"
+    path.write_text(CONLL, encoding="utf8")
+    result = _invoke("convert", path, tmp_path, "--split", "train=0.5,test=0.5")
+    _assert_failed(result, f"The output {path} is the input {path}")
+    assert path.read_text(encoding="utf8") == CONLL
+    assert [p.name for p in tmp_path.iterdir()] == ["train.spacy"]
