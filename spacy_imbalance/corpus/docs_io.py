@@ -1,6 +1,6 @@
 """Load gold Docs from .spacy or CoNLL files, and write .spacy files safely."""
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Union
 
@@ -39,8 +39,7 @@ def write_docbins(parts: Dict[Path, Iterable[Doc]]) -> Dict[Path, int]:
         for path, docs in parts.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             docbin = DocBin(docs=docs, store_user_data=False)
-            fd, temps[path] = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            os.close(fd)
+            temps[path] = _create_temp_file(path)
             docbin.to_disk(temps[path])
             sizes[path] = len(docbin)
         for path, tmp in temps.items():
@@ -50,6 +49,20 @@ def write_docbins(parts: Dict[Path, Iterable[Doc]]) -> Dict[Path, int]:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     return sizes
+
+
+def _create_temp_file(path: Path) -> str:
+    """A new empty file beside ``path``, to be renamed to it. Unlike mkstemp's
+    (always 0600) it gets the mode of any file written in place, 0666 less
+    the umask, which the rename keeps."""
+    while True:
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            # O_EXCL: never take over a file that exists, as mkstemp does
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
 
 
 def write_docbin(docs: Iterable[Doc], path: Union[str, Path]) -> int:
