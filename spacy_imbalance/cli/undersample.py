@@ -5,7 +5,7 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..corpus.undersampling.undersampling import undersample_docs
+from ..corpus.undersampling.undersampling import check_ratio, undersample_docs
 from ._app import app, fail
 from .transform import transform_file
 
@@ -18,8 +18,11 @@ def undersample_cli(
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),
 ) -> None:
     """Balanced undersampling: keep entity tokens and a window of ratio x their count; drop entity-free sentences."""
-    if ratio < 1:
-        fail(f"--ratio must be >= 1 (kept tokens per entity token), got {ratio}")
+    # before reading the corpus: a bad setting should not wait for a large file
+    try:
+        check_ratio(ratio, name="--ratio")
+    except ValueError as err:
+        fail(str(err))
 
     def undersample(docs: List[Doc]) -> List[Doc]:
         out, lost = undersample_docs(docs, ratio, spans_key=spans_key)

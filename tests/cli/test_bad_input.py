@@ -101,3 +101,14 @@ def test_bad_input_convert_split_refuses_to_overwrite_its_input(tmp_path):
     _assert_failed(result, f"The output {path} is the input {path}")
     assert path.read_text(encoding="utf8") == CONLL
     assert [p.name for p in tmp_path.iterdir()] == ["train.spacy"]
+
+
+# --- settings ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ratio", ["inf", "nan", "-inf", "0.5"])
+def test_bad_input_undersample_ratio_must_be_finite(spacy_path, tmp_path, ratio):
+    output = tmp_path / "out.spacy"
+    result = _invoke("undersample", spacy_path, output, "--ratio", ratio)
+    _assert_failed(result, f"--ratio must be >= 1 and finite (kept tokens per entity token), got {float(ratio)!r}")
+    assert not output.exists()

@@ -8,7 +8,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..sentences import sentence_docs
-from .undersampling import undersample_doc
+from .undersampling import check_ratio, undersample_doc
 from .._source import example_like
 
 
@@ -18,6 +18,8 @@ class BalancedUndersampler:
     pickles (multiprocessing, `spacy train` with several workers)."""
 
     def __init__(self, *, ratio: float, spans_key: Optional[str]) -> None:
+        # when the config is resolved, not at the first sentence of training
+        check_ratio(ratio, name="balanced_undersampling: ratio")
         self.ratio = ratio
         self.spans_key = spans_key
         self._warned = False
@@ -43,9 +45,7 @@ def create_balanced_undersampling_augmenter_v1(
     """Balanced undersampling (Akkasi et al. 2018) as an augmenter.
 
     ratio (float): keep ``ratio`` times as many tokens as a sentence has
-        entity tokens (R = 3 in the paper); >= 1.
+        entity tokens (R = 3 in the paper); finite and >= 1.
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
     """
-    if ratio < 1:
-        raise ValueError(f"balanced_undersampling: ratio must be >= 1 (kept tokens per entity token), got {ratio}")
     return BalancedUndersampler(ratio=ratio, spans_key=spans_key)

@@ -9,6 +9,7 @@ without entities are dropped entirely. With ratio 3 this shrinks a corpus to
 about a third (Table 6 of the paper reports a size factor of 0.32).
 """
 import math
+import numbers
 from typing import List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
@@ -16,16 +17,25 @@ from spacy.tokens import Doc
 from ..sentences import MISSING, mirrored_span_keys, remap_span_groups, sentence_to_doc, tagged_sentence, TaggedSentence
 
 
+def check_ratio(ratio: float, name: str = "ratio") -> None:
+    """Raise a ValueError naming the setting unless ``ratio`` (kept tokens per
+    entity token) is a finite number >= 1: below 1 would drop entity tokens,
+    and inf or nan is no number of tokens to keep."""
+    # `not (...)` also rejects NaN, which fails every comparison; a config's
+    # `ratio = inf` arrives as the string "inf"
+    if not isinstance(ratio, numbers.Real) or not (1.0 <= ratio < math.inf):
+        raise ValueError(f"{name} must be >= 1 and finite (kept tokens per entity token), got {ratio!r}")
+
+
 def kept_tokens(tags: Sequence[str], ratio: float = 3.0) -> List[int]:
     """Indices of the tokens balanced undersampling keeps, in order; [] when
     the sentence has no entity token.
 
     tags (Sequence[str]): BIO tags of one sentence ("" for missing annotation).
-    ratio (float): kept tokens / entity tokens to reach, R >= 1.
+    ratio (float): kept tokens / entity tokens to reach, finite and >= 1.
     RETURNS (List[int]): the kept token indices, ascending.
     """
-    if ratio < 1:
-        raise ValueError(f"ratio must be >= 1 (kept tokens per entity token), got {ratio}")
+    check_ratio(ratio)
     kept = [tag not in ("O", MISSING) for tag in tags]
     n_entity = sum(kept)
     if not n_entity:

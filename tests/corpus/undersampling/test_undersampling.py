@@ -1,8 +1,11 @@
 """Balanced undersampling (Akkasi et al. 2018), hand-computed."""
+import re
+
 import pytest
 import spacy
 from spacy.tokens import Doc, Span
 from spacy.util import registry
+from spacy.vocab import Vocab
 from thinc.api import Config
 
 from spacy_imbalance.corpus.undersampling.augmenter import create_balanced_undersampling_augmenter_v1
@@ -51,6 +54,24 @@ def test_undersampling_rejects_ratio_below_one():
         kept_tokens(["B-X"], 0.5)
     with pytest.raises(ValueError, match="ratio must be >= 1"):
         create_balanced_undersampling_augmenter_v1(ratio=0.5)
+
+
+@pytest.mark.parametrize("ratio", [float("inf"), float("nan"), 0.5, "3"], ids=["inf", "nan", "0.5", "str"])
+def test_undersampling_rejects_ratio_not_finite(ratio):
+    message = f"ratio must be >= 1 and finite (kept tokens per entity token), got {ratio!r}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        kept_tokens(["B-X", O], ratio)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        undersample_docs([Doc(Vocab(), words=["a"], ents=["B-X"])], ratio)
+    with pytest.raises(ValueError, match=re.escape(f"balanced_undersampling: {message}")):
+        create_balanced_undersampling_augmenter_v1(ratio=ratio)
+
+
+@pytest.mark.parametrize("value,shown", [("Infinity", "inf"), ("1e999", "inf"), ("NaN", "nan"), ("inf", "'inf'")])
+def test_undersampling_augmenter_rejects_ratio_not_finite_in_config(value, shown):
+    config = Config().from_str(f'[augmenter]\n@augmenters = "spacy-imbalance.balanced_undersampling.v1"\nratio = {value}\n')
+    with pytest.raises(ValueError, match=re.escape(f"balanced_undersampling: ratio must be >= 1 and finite (kept tokens per entity token), got {shown}")):
+        registry.resolve(config)
 
 
 def make_doc(vocab):
