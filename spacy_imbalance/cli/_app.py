@@ -1,4 +1,5 @@
 import os
+import re
 from pathlib import Path
 from typing import Dict, Iterable, NoReturn
 
@@ -18,6 +19,11 @@ def fail(message: str) -> NoReturn:
     """Print a clear message and exit with code 1, instead of a traceback."""
     msg.fail(message)
     raise typer.Exit(1)
+
+
+# --split part names become file names in the output folder: no path
+# separators, no "..", nothing a shell or another system reads differently
+PART_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def check_output_is_not_input(input_path: Path, outputs: Iterable[Path]) -> None:
@@ -55,4 +61,9 @@ def parse_split(value: str) -> Dict[str, float]:
             name = ""
         if not name:
             raise typer.BadParameter(f"expected name=fraction pairs like train=0.7,dev=0.15,test=0.15, got {item!r}")
+        if not PART_NAME.fullmatch(name) or name in (".", ".."):
+            raise typer.BadParameter(
+                f"the part name {name!r} is not a plain file name: use letters, digits, '-', '_' "
+                "and '.' (but not '.' or '..' alone), as it names the file NAME.spacy in the output folder"
+            )
     return parts

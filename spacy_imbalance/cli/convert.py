@@ -31,9 +31,22 @@ def convert_file(
         copy_ents_to_spans(docs, spans_key)
     _print_report(input_path, report)
     parts = split_items(docs, split, seed) if split else {"": docs}
+    _check_no_empty_part(parts, split)
     for path, n_docs in write_docbins({paths[name]: part for name, part in parts.items()}).items():
         msg.good(f"Wrote {n_docs} sentences to {path}")
     return parts
+
+
+def _check_no_empty_part(parts: Dict[str, List[Doc]], split: Optional[Dict[str, float]]) -> None:
+    """An empty part would be written as if all were well, and fail only
+    later, in training or evaluation."""
+    empty = [name for name, part in parts.items() if not part]
+    if empty:
+        n_docs = sum(len(part) for part in parts.values())
+        raise ValueError(
+            f"split: the part(s) {', '.join(map(repr, empty))} would get no sentence: "
+            f"{n_docs} sentence(s) are too few for the fractions {split}"
+        )
 
 
 def _print_report(path: Path, report: ConllReport) -> None:
@@ -84,7 +97,7 @@ def default_corpus_cli(
         fail(str(err))
     try:
         parts = convert_file(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
-    except (ConllFormatError, OSError) as err:
+    except (ConllFormatError, ValueError, OSError) as err:
         fail(str(err))
     for name, docs in parts.items():
         msg.divider(f"{name}")

@@ -485,6 +485,54 @@ def test_conll_convert_cli_bad_split(tmp_path, split, message):
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "split,name",
+    [
+        ("../x=0.5,test=0.5", "../x"),
+        ("train=0.5,{tmp}/abs=0.5", "{tmp}/abs"),
+        ("a/b=0.5,test=0.5", "a/b"),
+        ("train=0.5,..=0.5", ".."),
+        (".=0.5,test=0.5", "."),
+        ("my train=0.5,test=0.5", "my train"),
+    ],
+)
+def test_conll_convert_cli_split_part_must_be_a_plain_file_name(tmp_path, split, name):
+    path = _write(tmp_path, SPLIT_TEXT)
+    split, name = split.format(tmp=tmp_path), name.format(tmp=tmp_path)  # an absolute path
+    result = _invoke("convert", path, tmp_path / "out" / "split", "--split", split)
+    assert result.exit_code != 0
+    assert f"the part name {name!r} is not a plain file name" in _plain(result.output)
+    # nothing written, in the output folder or outside it
+    assert [p.name for p in tmp_path.iterdir()] == ["in.conll"]
+
+
+def test_conll_convert_cli_split_part_names_may_use_dots_dashes_underscores(tmp_path):
+    path = _write(tmp_path, SPLIT_TEXT)
+    out_dir = tmp_path / "split"
+    result = _invoke("convert", path, out_dir, "--split", "train-v1.a=0.5,dev_2=0.5")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out_dir.iterdir()) == ["dev_2.spacy", "train-v1.a.spacy"]
+
+
+@pytest.mark.parametrize(
+    "text,split,message",
+    [
+        # 2 sentences: train int(0.5 * 2) = 1, dev int(0.25 * 2) = 0, test the rest
+        ("a\tO\n\nb\tB-X\n", "train=0.5,dev=0.25,test=0.25", "the part(s) 'dev' would get no sentence: 2 sentence(s)"),
+        # 1 sentence: train int(0.5 * 1) = 0
+        ("a\tO\n", "train=0.5,test=0.5", "the part(s) 'train' would get no sentence: 1 sentence(s)"),
+    ],
+)
+def test_conll_convert_cli_split_empty_part_is_an_error(tmp_path, text, split, message):
+    path = _write(tmp_path, text)
+    out_dir = tmp_path / "split"
+    result = _invoke("convert", path, out_dir, "--split", split)
+    assert result.exit_code == 1
+    assert f"split: {message} are too few for the fractions" in _plain(result.output)
+    assert "Wrote" not in result.output
+    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
 @pytest.mark.parametrize("kind", ["missing", "folder"])
 def test_conll_convert_cli_missing_input(tmp_path, kind):
     path = tmp_path / "nope.conll"
