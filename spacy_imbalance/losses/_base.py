@@ -3,7 +3,9 @@
 The reduction rules are documented once, in the package docstring
 (``spacy_imbalance/losses/__init__.py``).
 """
+import math
 from abc import abstractmethod
+from numbers import Real
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from thinc.api import get_array_module
@@ -20,6 +22,7 @@ __all__ = [
     "pow_clipped",
     "check_inputs",
     "check_normalizer",
+    "check_setting",
 ]
 
 
@@ -194,6 +197,40 @@ def check_inputs(logits: Floats2d, truths: Ints1d) -> Ints1d:
             f"({logits.shape[1]} classes)"
         )
     return truths
+
+
+def check_setting(
+    name: str,
+    value: float,
+    *,
+    low: float,
+    high: Optional[float] = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    note: str = "",
+    prefix: str = "",
+) -> None:
+    """Raise a ValueError naming the setting unless ``value`` is a finite
+    number in the interval from ``low`` to ``high`` (None: unbounded), each
+    end closed unless ``*_open``. Every float hyper-parameter of the losses
+    goes through here: NaN fails every comparison and inf passes a one-sided
+    one, and either turns the loss into NaN at the first batch, long after
+    the config was read.
+
+    note (str): Why the range is what it is, put after it in the message.
+    prefix (str): What owns the setting (e.g. "two_task_ner 'ner': ").
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{prefix}{name} must be a number, got {name}={value!r} ({type(value).__name__})")
+    above = value > low if low_open else value >= low
+    below = high is None or (value < high if high_open else value <= high)
+    if math.isfinite(value) and above and below:
+        return
+    if high is None:
+        interval = f"{'>' if low_open else '>='} {low} and finite"
+    else:
+        interval = f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+    raise ValueError(f"{prefix}{name} must be {interval}{note}, got {name}={value}")
 
 
 def check_normalizer(normalizer: float) -> None:

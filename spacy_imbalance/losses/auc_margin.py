@@ -58,6 +58,8 @@ from typing import Literal, NamedTuple, Optional, Tuple, get_args
 from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints2d
 
+from ._base import check_setting
+
 __all__ = [
     "AUCForm",
     "AUCMarginLoss",
@@ -126,12 +128,10 @@ class AUCMarginLoss:
         form: AUCForm = "conditional",
         imratio: Optional[float] = None,
     ) -> None:
-        if not margin > 0:
-            raise ValueError(f"margin must be > 0, got margin={margin}")
+        check_setting("margin", margin, low=0, low_open=True)
         # The conditional form has d2L/dalpha2 = -2, so any step in (0, 1]
         # never lowers the loss in alpha (1 reflects alpha about the maximiser).
-        if not 0 < alpha_lr <= 1:
-            raise ValueError(f"alpha_lr must be in (0, 1], got alpha_lr={alpha_lr}")
+        check_setting("alpha_lr", alpha_lr, low=0, high=1, low_open=True)
         if form not in AUC_FORMS:
             raise ValueError(f"Unknown AUC margin form {form!r}: form must be one of {list(AUC_FORMS)}")
         if imratio is not None:
@@ -140,8 +140,9 @@ class AUCMarginLoss:
                     "imratio is only used by form='libauc': the conditional form needs no positive "
                     f"ratio, got imratio={imratio} with form='conditional'"
                 )
-            if not 0 < imratio < 1:
-                raise ValueError(f"imratio must be None or in (0, 1), got imratio={imratio}")
+            check_setting(
+                "imratio", imratio, low=0, high=1, low_open=True, high_open=True, note=" (or None for the batch ratio)"
+            )
         self.margin = margin
         self.alpha_lr = alpha_lr
         self.form = form

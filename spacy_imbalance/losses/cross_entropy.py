@@ -5,7 +5,7 @@ from typing import List, Literal, Optional, Sequence, Tuple, get_args
 from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ._base import SoftmaxParts, TokenwiseLoss, p_minus_one_hot
+from ._base import SoftmaxParts, TokenwiseLoss, check_setting, p_minus_one_hot
 
 __all__ = [
     "CrossEntropy",
@@ -53,10 +53,7 @@ class WeightedCrossEntropy(TokenwiseLoss):
         super().__init__(normalize=normalize)
         if scheme not in WEIGHT_SCHEMES:
             raise ValueError(f"Unknown weighting scheme {scheme!r}: scheme must be one of {list(WEIGHT_SCHEMES)}")
-        if not beta >= 1:
-            raise ValueError(
-                f"beta must be >= 1 so that every weight log10((s - s_k)/s_k + beta) is >= 0, got beta={beta}"
-            )
+        check_setting("beta", beta, low=1, note=" (so that every weight log10((s - s_k)/s_k + beta) is >= 0)")
         self.scheme = scheme
         self.beta = beta
         self._class_counts: Optional[List[int]] = None

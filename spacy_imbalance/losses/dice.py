@@ -4,9 +4,14 @@ from typing import Optional, Tuple
 from thinc.api import get_array_module, registry
 from thinc.types import Floats2d, Ints1d
 
-from ._base import TokenLoss, check_inputs, check_normalizer, one_hot, pow_clipped, softmax_parts
+from ._base import TokenLoss, check_inputs, check_normalizer, check_setting, one_hot, softmax_parts
 
-__all__ = ["DiceLoss", "configure_dice_loss_v1"]
+__all__ = ["DiceLoss", "configure_dice_loss_v1", "MIN_GAMMA"]
+
+# The smallest smoothing that keeps float32 gradients finite: d loss / d q
+# reaches 1 / (gamma K) for a class absent from the batch, and the gradient
+# sums a few such terms per class, against float32's maximum of 3.4e38.
+MIN_GAMMA = 1e-37
 
 
 class DiceLoss(TokenLoss):
@@ -24,18 +29,21 @@ class DiceLoss(TokenLoss):
     only for alpha = 0 (plain dice) and gamma small next to the class counts.
 
     alpha (float): The self-adjusting exponent, >= 0 (0 is plain soft dice).
-    gamma (float): Additive smoothing, > 0, so a class absent from the batch
-        (gold and predicted) never divides by 0.
+    gamma (float): Additive smoothing, >= ``MIN_GAMMA`` (1e-37), so a class
+        absent from the batch (gold and predicted) never divides by 0.
     """
 
     def __init__(self, *, alpha: float = 0.1, gamma: float = 1.0) -> None:
-        if not alpha >= 0:
-            raise ValueError(f"alpha must be >= 0 (0 gives plain dice), got alpha={alpha}")
-        if not gamma > 0:
-            raise ValueError(
-                f"gamma must be > 0: the smoothing keeps a class absent from the batch "
-                f"from dividing by 0, got gamma={gamma}"
-            )
+        check_setting("alpha", alpha, low=0, note=" (0 gives plain dice)")
+        check_setting(
+            "gamma",
+            gamma,
+            low=MIN_GAMMA,
+            note=(
+                " (the smoothing keeps a class absent from the batch from dividing by 0, and the "
+                "gradient, up to 1 / gamma, must stay within float32)"
+            ),
+        )
         self.alpha = alpha
         self.gamma = gamma
 
@@ -51,25 +59,34 @@ class DiceLoss(TokenLoss):
             return xp.zeros_like(logits), 0.0
         n_classes = logits.shape[1]
         parts = softmax_parts(logits)
-        p = parts.p
+        p, one_minus_p = parts.p, parts.one_minus_p
         # Missing rows are zeroed before any sum, so they take no part in the ratio.
         y = xp.where(present, one_hot(xp.where(present[:, 0], truths, 0), n_classes, logits), 0)
-        q = xp.where(present, parts.one_minus_p**self.alpha * p, 0)
-        numerator = 2 * (q * y).sum(axis=0) + self.gamma
+        modulator = one_minus_p**self.alpha
+        q = xp.where(present, modulator * p, 0)
         denominator = q.sum(axis=0) + y.sum(axis=0) + self.gamma
-        loss = float((1 - numerator / denominator).mean())
-        d_q = (numerator / denominator**2 - 2 * y / denominator) / n_classes
-        # dq/dp = (1 - p)^alpha - alpha p (1 - p)^(alpha - 1). 1 - p is 0 only
-        # where log p = 0, i.e. every other p in the row underflowed to 0, so
-        # the clipped power stays finite and the softmax below zeroes it.
-        d_p = d_q * (parts.one_minus_p**self.alpha - self.alpha * p * pow_clipped(parts.one_minus_p, self.alpha - 1))
-        # Back through the softmax: dL/dz_ij = p_ij (g_ij - sum_k g_ik p_ik).
-        # For the top class use the equal g_ij (1 - p_ij) - sum_{k != j} g_ik p_ik:
-        # with p_ij rounded to 1 and g_ij large, the plain difference cancels to 0.
-        weighted = d_p * p
-        others = xp.where(parts.is_top, 0, weighted).sum(axis=1, keepdims=True)
-        top_grad = p * (d_p * parts.one_minus_p - others)
-        grad = xp.where(parts.is_top, top_grad, p * (d_p - weighted.sum(axis=1, keepdims=True)))
+        ratio = (2 * (q * y).sum(axis=0) + self.gamma) / denominator
+        loss = float((1 - ratio).mean())
+        # dL/dq. The ratio is in [0, 1], so this is at most 3 / gamma; dividing
+        # by the denominator twice, not by its square, which underflows to 0
+        # in float32 once gamma < 1e-19.
+        d_q = (ratio - 2 * y) / denominator / n_classes
+        # With dq/dp = (1 - p)^(alpha - 1) ((1 - p) - alpha p) and the softmax,
+        # dL/dz_j = w_j - p_j sum_k w_k, where w_k = d_q p_k dq/dp_k. For the
+        # top class (1 - p)^(alpha - 1) is huge (alpha < 1, 1 - p ~ 0): times
+        # d_q ~ 1 / gamma it overflows float32 and meets a p of 0 (nan). So
+        # only s = w (1 - p), finite for every class, is formed; the top
+        # class's w enters the others' gradient as s_top p_j / (1 - p_top),
+        # with p_j <= 1 - p_top, and its own as s_top - p_top sum_{k != top} w_k.
+        s = d_q * p * modulator * (one_minus_p - self.alpha * p)
+        # a non-top class has p <= 1/2, so 1 - p >= 1/2 divides safely
+        w_others = xp.where(parts.is_top, 0, s / xp.where(parts.is_top, 1, one_minus_p))
+        s_top = xp.where(parts.is_top, s, 0).sum(axis=1, keepdims=True)
+        # p_j / (1 - p_top) in [0, 1]; 1 - p_top is 0 only where every other
+        # p underflowed to 0
+        top_rest = xp.where(parts.is_top, one_minus_p, 0).sum(axis=1, keepdims=True)
+        share = xp.where(parts.is_top, 0, p) / xp.maximum(top_rest, xp.finfo(p.dtype).tiny)
+        grad = xp.where(parts.is_top, s, w_others - s_top * share) - p * w_others.sum(axis=1, keepdims=True)
         return xp.where(present, grad, 0).astype(logits.dtype, copy=False), loss
 
 

@@ -4,7 +4,7 @@ from typing import Optional, Tuple
 from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ._base import SoftmaxParts, TokenwiseLoss, p_minus_one_hot, pow_clipped
+from ._base import SoftmaxParts, TokenwiseLoss, check_setting, p_minus_one_hot, pow_clipped
 
 __all__ = ["FocalLoss", "configure_focal_loss_v1"]
 
@@ -34,10 +34,9 @@ class FocalLoss(TokenwiseLoss):
         majority_class: int = 0,
     ) -> None:
         super().__init__(normalize=normalize)
-        if not gamma >= 0:
-            raise ValueError(f"gamma must be >= 0 (0 gives plain cross-entropy), got gamma={gamma}")
-        if alpha is not None and not 0 <= alpha <= 1:
-            raise ValueError(f"alpha must be None or in [0, 1], got alpha={alpha}")
+        check_setting("gamma", gamma, low=0, note=" (0 gives plain cross-entropy)")
+        if alpha is not None:
+            check_setting("alpha", alpha, low=0, high=1, note=" (or None for no balancing)")
         if majority_class < 0:
             raise ValueError(f"majority_class must be a class id >= 0, got majority_class={majority_class}")
         self.gamma = gamma

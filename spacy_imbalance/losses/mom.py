@@ -4,7 +4,7 @@ from typing import List, Optional, Sequence, Tuple
 from thinc.api import get_array_module, registry
 from thinc.types import Floats2d, Ints1d
 
-from ._base import TokenLoss, check_inputs
+from ._base import TokenLoss, check_inputs, check_setting
 from .cross_entropy import CrossEntropy
 
 __all__ = ["MoMLoss", "configure_mom_loss_v1"]
@@ -27,8 +27,7 @@ class MoMLoss(TokenLoss):
     """
 
     def __init__(self, *, lambda_: float = 0.5, base: Optional[TokenLoss] = None, majority_class: int = 0) -> None:
-        if not 0 <= lambda_ <= 1:
-            raise ValueError(f"lambda_ must be in [0, 1] (1 gives the base loss alone), got lambda_={lambda_}")
+        check_setting("lambda_", lambda_, low=0, high=1, note=" (1 gives the base loss alone)")
         # confection does not check what a nested loss block resolves to, so check here.
         if base is not None and not isinstance(base, TokenLoss):
             raise TypeError(

@@ -9,6 +9,7 @@ import pytest
 from thinc.api import Config, registry
 
 from spacy_imbalance.losses import (
+    AUCMarginLoss,
     CrossEntropy,
     DiceLoss,
     FocalLoss,
@@ -17,6 +18,7 @@ from spacy_imbalance.losses import (
     WeightedCrossEntropy,
 )
 from spacy_imbalance.losses.cross_entropy import class_weights
+from spacy_imbalance.losses.dice import MIN_GAMMA
 
 COUNTS = [40, 25, 20, 10, 5]  # 5 classes, class 0 (O) the majority
 
@@ -387,6 +389,79 @@ def test_losses_bad_settings_fail_at_config_resolution(block, setting):
     with pytest.raises(ValueError) as excinfo:
         _resolve(f"[loss]\n{block}\n")
     assert setting in str(excinfo.value)
+
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize(
+    "cls,setting,value",
+    [
+        (FocalLoss, "gamma", INF),
+        (FocalLoss, "gamma", NAN),
+        (FocalLoss, "alpha", NAN),
+        (DiceLoss, "alpha", INF),
+        (DiceLoss, "gamma", INF),
+        (DiceLoss, "gamma", NAN),
+        (DiceLoss, "gamma", MIN_GAMMA / 10),
+        (WeightedCrossEntropy, "beta", INF),
+        (MoMLoss, "lambda_", NAN),
+        (AUCMarginLoss, "margin", INF),
+        (AUCMarginLoss, "margin", NAN),
+        (AUCMarginLoss, "alpha_lr", NAN),
+    ],
+)
+def test_losses_non_finite_settings_are_rejected(cls, setting, value):
+    """inf and nan used to pass the one-sided checks (gamma >= 0, margin > 0)
+    and turned the first loss into nan; the message names setting and value."""
+    with pytest.raises(ValueError, match=rf"{setting} must be .*, got {setting}={value}"):
+        cls(**{setting: value})
+
+
+@pytest.mark.parametrize(
+    "block,setting",
+    [
+        ('@losses = "spacy-imbalance.FocalLoss.v1"\ngamma = 1e400', "gamma"),
+        ('@losses = "spacy-imbalance.DiceLoss.v1"\nalpha = 1e400', "alpha"),
+        ('@losses = "spacy-imbalance.AUCMarginLoss.v1"\nmargin = 1e400', "margin"),
+    ],
+)
+def test_losses_infinite_settings_fail_at_config_resolution(block, setting):
+    with pytest.raises(ValueError, match=f"{setting} must be .* finite"):
+        _resolve(f"[loss]\n{block}\n")
+
+
+def test_losses_settings_must_be_numbers():
+    with pytest.raises(TypeError, match="gamma must be a number, got gamma='2'"):
+        FocalLoss(gamma="2")  # type: ignore[arg-type]
+
+
+def test_losses_dice_tiny_gamma_float32_gradient_is_finite_and_right():
+    """Row 0 predicts class 2, absent from the gold, with 1 - p exactly 0 in
+    float32: its d loss / d q is 1 / (gamma K) and (1 - p)^(alpha - 1) is
+    huge, and their product used to overflow to inf and meet p = 0 (nan)."""
+    logits = numpy.array([[0.0, 0.0, 1000.0], [0.0, 40.0, -30.0], [2.0, 1.0, -30.0], [1.5, -1.0, -30.0]])
+    truths = numpy.array([0, 1, 0, 1])
+    loss = DiceLoss(alpha=0.1, gamma=1e-8)
+    grad64, value64 = loss(logits, truths)
+    numpy.testing.assert_allclose(grad64, _numeric_grad(loss, logits, truths), rtol=1e-5, atol=1e-9)
+    for gamma in (1e-8, MIN_GAMMA):
+        grad32, value32 = DiceLoss(alpha=0.1, gamma=gamma)(logits.astype("float32"), truths)
+        assert math.isfinite(value32) and numpy.isfinite(grad32).all()
+    grad32, value32 = loss(logits.astype("float32"), truths)
+    assert value32 == pytest.approx(value64, rel=1e-6)
+    numpy.testing.assert_allclose(grad32, grad64, rtol=1e-4, atol=numpy.finfo("float32").tiny)
+
+
+def test_losses_dice_float32_gradients_stay_finite_down_to_min_gamma():
+    rng = numpy.random.default_rng(0)
+    for _ in range(300):
+        n_tokens, n_classes = rng.integers(1, 6), rng.integers(2, 7)
+        logits = (rng.normal(size=(n_tokens, n_classes)) * 10 ** rng.uniform(0, 4)).astype("float32")
+        truths = rng.integers(-1, n_classes, size=n_tokens).astype("int32")
+        for alpha in (0.0, 0.01, 0.1, 0.7, 2.0):
+            grad, value = DiceLoss(alpha=alpha, gamma=MIN_GAMMA)(logits, truths)
+            assert math.isfinite(value) and numpy.isfinite(grad).all(), (alpha, logits, truths)
 
 
 def test_losses_bad_base_fails_at_config_resolution():
