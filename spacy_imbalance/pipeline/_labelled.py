@@ -136,6 +136,24 @@ class ClassCountedPipe(LabelledEntityPipe):
         return self
 
 
+def check_name(
+    value: Optional[str], setting: str, owner: str, *, what: str = "span group name", optional: bool = True
+) -> None:
+    """A name from the config that keys ``doc.spans`` or labels entities:
+    spaCy takes "" or "  " as a key, but no user means one, and predictions
+    written under it are found by nobody (nor readable in a log).
+
+    owner (str): The component, for the message, e.g. "token_ner 'ner'".
+    what (str): What the name is, for the message.
+    optional (bool): Whether None (null: not used) is allowed.
+    """
+    if value is None and optional:
+        return
+    if not isinstance(value, str) or not value.strip():
+        alternative = " or null" if optional else ""
+        raise ValueError(f"{owner}: {setting} must be a non-empty {what}{alternative}, got {value!r}")
+
+
 def keep_preset(doc: Doc, spans: List[Span]) -> List[Span]:
     """Entities the doc already has (e.g. from an entity_ruler before the
     component) plus the predicted ones that do not overlap them."""

@@ -54,7 +54,7 @@ from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores
 from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
 from ..spans.gold import SpanTargets, count_gold, gold_labels, span_targets
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
 [model]
@@ -160,8 +160,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
                 f'(e.g. @losses = "spacy-imbalance.CrossEntropy.v1"), got {type(loss).__name__}'
             )
         for setting, key in (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key)):
-            if key is not None and (not isinstance(key, str) or not key):
-                raise ValueError(f"sampled_spancat '{name}': {setting} must be a non-empty span group name or null, got {key!r}")
+            check_name(key, setting, f"sampled_spancat '{name}'")
         if masked_key is not None and masked_key in (gold_key, spans_key):
             raise ValueError(
                 f"sampled_spancat '{name}': masked_key {masked_key!r} must differ from gold_key and spans_key: "

@@ -27,7 +27,7 @@ from thinc.types import Floats2d
 
 from .tagging.decoding import constrained_viterbi
 from ..losses import TokenLoss
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
 from .tagging.tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
@@ -93,6 +93,7 @@ class TokenNER(ClassCountedPipe):
                 f"token_ner '{name}': loss must be a token loss from spacy_imbalance.losses "
                 f"(e.g. @losses = \"spacy-imbalance.CrossEntropy.v1\"), got {type(loss).__name__}"
             )
+        check_name(spans_key, "spans_key", f"token_ner '{name}'")
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -22,7 +22,7 @@ from thinc.types import Floats2d
 from ..losses import AUCMarginLoss
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, keep_preset
 from .tagging.two_task import (
     HeadLayout,
     Typing,
@@ -127,8 +127,7 @@ class TwoTaskNER(LabelledEntityPipe):
         if period < 1:
             raise ValueError(f"{prefix}: period (steps per phase of the compositional mode) must be >= 1, got {period}")
         check_thresholds(en_threshold, be_threshold, prefix)
-        if not untyped_label:
-            raise ValueError(f"{prefix}: untyped_label must be a non-empty string")
+        check_name(untyped_label, "untyped_label", prefix, what="label", optional=False)
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -322,6 +322,9 @@ def test_empty_and_one_token_docs(trained):
         ({"negatives": {"@misc": "spacy-imbalance.weighted_negatives.v1", "mu": -2}}, "mu must be >= 0"),
         ({"masked_key": "sc"}, "masked_key 'sc' must differ from gold_key and spans_key"),
         ({"spans_key": ""}, "spans_key must be a non-empty span group name or null"),
+        ({"spans_key": "  "}, "spans_key must be a non-empty span group name or null, got '  '"),
+        ({"gold_key": " "}, "gold_key must be a non-empty span group name or null, got ' '"),
+        ({"masked_key": "\t"}, r"masked_key must be a non-empty span group name or null, got '\\t'"),
     ],
 )
 def test_invalid_settings_are_clear_errors(cfg, message):

@@ -1,6 +1,7 @@
 """The token_ner component: labels, overfitting with every loss, serialisation,
 multiprocessing, empty docs, partial annotation and config validation."""
 import io
+import re
 
 import numpy
 import pytest
@@ -273,6 +274,16 @@ def test_bad_loss_settings_fail_when_the_pipe_is_built(loss, message):
 def test_bad_tag_scheme_fails_when_the_pipe_is_built():
     with pytest.raises(Exception, match=r"tag_scheme[\s\S]*IOB1"):
         make_nlp(tag_scheme="IOB1")
+
+
+@pytest.mark.parametrize("spans_key", ["", "  ", "\t"])
+def test_blank_spans_key_fails_when_the_pipe_is_built(spans_key):
+    """An empty or blank span group name would hide the scored entities under
+    a key nobody looks up."""
+    message = f"token_ner 'token_ner': spans_key must be a non-empty span group name or null, got {spans_key!r}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_nlp(spans_key=spans_key)
+    assert make_nlp(spans_key=None).get_pipe("token_ner").cfg["spans_key"] is None
 
 
 def test_spans_key_survives_serialisation(tmp_path):

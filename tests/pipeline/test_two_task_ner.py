@@ -316,6 +316,7 @@ def test_higher_en_threshold_never_adds_entity_tokens(trained):
         ({"en_threshold": 1.2}, "en_threshold"),
         ({"be_threshold": -0.1}, "be_threshold"),
         ({"untyped_label": ""}, "untyped_label"),
+        ({"untyped_label": "  "}, "untyped_label must be a non-empty label, got '  '"),
         ({"auc_loss": {"@losses": "spacy-imbalance.AUCMarginLoss.v1", "margin": 0.0}}, "margin"),
         ({"auc_loss": {"@losses": "spacy-imbalance.AUCMarginLoss.v1", "alpha_lr": 0.0}}, "alpha_lr"),
     ],
