@@ -20,6 +20,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from ..losses import AUCMarginLoss
+from ..losses._base import check_setting
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, keep_preset
@@ -121,9 +122,15 @@ class TwoTaskNER(LabelledEntityPipe):
         prefix = f"two_task_ner '{name}'"
         if loss_mode not in LOSS_MODES:
             raise ValueError(f"{prefix}: loss_mode must be one of {', '.join(LOSS_MODES)}, got {loss_mode!r}")
+        # confection does not check what a nested loss block resolves to: any
+        # registered loss would get here and fail at the first AUC update
+        if auc_loss is not None and not isinstance(auc_loss, AUCMarginLoss):
+            raise ValueError(
+                f'{prefix}: auc_loss must be an AUC margin loss (@losses = "spacy-imbalance.AUCMarginLoss.v1"), '
+                f"got {type(auc_loss).__name__}"
+            )
         validate_typing(typing)
-        if not lambda_ >= 0:
-            raise ValueError(f"{prefix}: lambda_ (the weight of the begin-token task) must be >= 0, got {lambda_}")
+        check_setting("lambda_", lambda_, low=0, note=" (the weight of the begin-token task)", prefix=f"{prefix}: ")
         if period < 1:
             raise ValueError(f"{prefix}: period (steps per phase of the compositional mode) must be >= 1, got {period}")
         check_thresholds(en_threshold, be_threshold, prefix)

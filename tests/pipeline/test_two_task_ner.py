@@ -328,6 +328,30 @@ def test_bad_settings_fail_when_the_pipe_is_built(config, setting):
     assert NAME not in nlp.pipe_names
 
 
+@pytest.mark.parametrize("loss_mode", LOSS_MODES)
+@pytest.mark.parametrize("loss", ["CrossEntropy", "FocalLoss"])
+def test_auc_loss_must_be_an_auc_margin_loss(loss, loss_mode):
+    """Any registered loss resolves in the auc_loss block; a token loss used
+    to be accepted and crashed with a TypeError at the first AUC update."""
+    nlp = spacy.blank("en")
+    config = {"loss_mode": loss_mode, "auc_loss": {"@losses": f"spacy-imbalance.{loss}.v1"}}
+    with pytest.raises(ValueError) as excinfo:
+        nlp.add_pipe(NAME, config=config)
+    message = str(excinfo.value)
+    assert "two_task_ner 'two_task_ner': auc_loss must be an AUC margin loss" in message
+    assert '"spacy-imbalance.AUCMarginLoss.v1"' in message and f"got {loss}" in message
+    assert NAME not in nlp.pipe_names
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_lambda_must_be_finite(value):
+    """spaCy's config refuses inf and nan, but the class is public: an
+    infinite begin-task weight made every AUC and BCE loss nan."""
+    model = registry.resolve(Config().from_str(DEFAULT_TWO_TASK_MODEL))["model"]
+    with pytest.raises(ValueError, match=f"two_task_ner 'ner': lambda_ must be >= 0 and finite .*, got lambda_={value}"):
+        TwoTaskNER(spacy.blank("en").vocab, model, "ner", lambda_=value)
+
+
 def test_set_thresholds_is_validated_and_kept_in_cfg():
     nlp = make_nlp()
     ner = nlp.get_pipe(NAME)
