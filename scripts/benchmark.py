@@ -16,13 +16,22 @@ resampled test sentences), written next to the summary.
 e.g. a low-resource study that swaps the train reader for a subset:
 --set corpora.train.@readers=spacy-imbalance.SubsampledCorpus.v1
 --set corpora.train.n_sentences=200 --set corpora.train.seed={seed} --tag n200
-({seed} is replaced by each run's seed, so seed s trains on subset s). The tag names the runs (<config>-n200-s<seed>), so runs with other
-overrides sit next to them; a finished run counts only with the same overrides.
+({seed} is replaced by each run's seed, so seed s trains on subset s). The tag
+names the runs (<config>-n200-s<seed>), so runs with other overrides sit next
+to them; a finished run counts only with the same overrides.
+
+--seed takes one seed or a comma-separated list (--seed 0,1,2). --only
+ner,m50 trains only the listed configs, and a tagged run only when its tag is
+listed too (a quick pass through a whole study; the summary then covers only
+those runs). --tables prints each run's evaluation table (macro, micro and
+per-type scores). --metrics-dir and --training-dir put the runs elsewhere than
+metrics/ and training/ (the demo writes to metrics/demo/ and training/demo/).
 """
 import hashlib
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -58,6 +67,25 @@ def with_seed(overrides: Dict[str, str], seed: int) -> Dict[str, str]:
 
 def run_name(config: str, tag: Optional[str]) -> str:
     return f"{config}-{tag}" if tag else config
+
+
+def parse_seeds(values: List[str]) -> List[int]:
+    """--seed values: each one seed or a comma-separated list ("0,1,2")."""
+    try:
+        return [int(part) for value in values for part in str(value).split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"expected whole numbers, e.g. --seed 0,1,2; got {values}", param_hint="--seed")
+
+
+def selected(configs: List[str], tag: Optional[str], only: str) -> List[str]:
+    """The configs that --only keeps: all when it is empty; otherwise the
+    listed ones, and none when the runs are tagged and the tag is not listed."""
+    names = {name.strip() for name in only.split(",") if name.strip()}
+    if not names:
+        return list(configs)
+    if tag is not None and tag not in names:
+        return []
+    return [config for config in configs if config in names]
 
 
 def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str]) -> bool:
@@ -105,10 +133,12 @@ def overrides_for_load(overrides: Dict[str, str]) -> Dict[str, object]:
 
 def run_one(
     corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
-    overrides: Dict[str, str], name: str,
-) -> dict:
-    train_dir = root / "training" / corpus / f"{name}-s{seed}"
-    metrics = root / "metrics" / corpus / f"{name}-s{seed}.json"
+    overrides: Dict[str, str], name: str, metrics_dir: Path, training_dir: Path,
+) -> Tuple[dict, str]:
+    """Train and evaluate one run; the metrics report and the printed
+    evaluation table."""
+    train_dir = root / training_dir / corpus / f"{name}-s{seed}"
+    metrics = root / metrics_dir / corpus / f"{name}-s{seed}.json"
     data = root / "corpus" / corpus
     train_dir.parent.mkdir(parents=True, exist_ok=True)
     log = train_dir.with_suffix(".log")
@@ -134,7 +164,7 @@ def run_one(
         sys.executable, "-m", "spacy_imbalance", "evaluate", str(train_dir / "model-best"),
         str(data / "test.spacy"), "--output", str(metrics), "--name", name, "--gpu-id", str(gpu_id),
     ]
-    subprocess.run(eval_cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+    evaluation = subprocess.run(eval_cmd, check=True, stdout=subprocess.PIPE, text=True, env=env)
     report = srsly.read_json(metrics)
     report.update(
         {
@@ -151,7 +181,7 @@ def run_one(
         }
     )
     srsly.write_json(metrics, report, indent=0)  # compact: per-run files hold per-sentence counts
-    return report
+    return report, evaluation.stdout
 
 
 def missampling_record(model: Path) -> dict:
@@ -166,14 +196,12 @@ def missampling_record(model: Path) -> dict:
     return {}
 
 
-def compare_with_baseline(root: Path, corpus: str, configs: List[str], seeds: List[int], baseline: str) -> Tuple[dict, str]:
-    """Paired bootstrap of each config against ``baseline``, seeds paired."""
+def compare_with_baseline(folder: Path, configs: List[str], seeds: List[int], baseline: str) -> Tuple[dict, str]:
+    """Paired bootstrap of each config against ``baseline``, seeds paired
+    (runs read from ``folder``, i.e. metrics/<corpus>)."""
 
     def counts(config: str) -> List[MatchCounts]:
-        return [
-            MatchCounts.from_sparse(srsly.read_json(root / "metrics" / corpus / f"{config}-s{s}.json")["counts"])
-            for s in seeds
-        ]
+        return [MatchCounts.from_sparse(srsly.read_json(folder / f"{config}-s{s}.json")["counts"]) for s in seeds]
 
     base = counts(baseline)
     result = {"baseline": baseline, "seeds": seeds, "n_resamples": 1000, "systems": {}}
@@ -200,7 +228,7 @@ def compare_with_baseline(root: Path, corpus: str, configs: List[str], seeds: Li
 def main(
     corpora: List[str] = typer.Option(["wnut16", "wnut17"], "--corpus", help="Corpus folders under corpus/"),
     configs: List[str] = typer.Option(["ner", "spancat", "spancat_singlelabel", "spancat_1-8"], "--config"),
-    seeds: List[int] = typer.Option([0, 1, 2], "--seed"),
+    seed_values: List[str] = typer.Option(["0,1,2"], "--seed", help="A seed or a comma-separated list, e.g. 0,1,2; repeatable"),
     max_steps: int = typer.Option(2000, "--max-steps", help="Training steps per run (bounded for a 2-core machine)"),
     gpu_id: int = typer.Option(-1, "--gpu-id"),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Runs trained at the same time (one thread each)"),
@@ -208,46 +236,66 @@ def main(
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Config to compare the others with (paired bootstrap)"),
     sets: List[str] = typer.Option([], "--set", help="Config override KEY=VALUE for every run, e.g. corpora.train.n_sentences=200; {seed} in VALUE is the run's seed"),
     tag: Optional[str] = typer.Option(None, "--tag", help="Run names become <config>-TAG (runs that differ by --set)"),
+    only: str = typer.Option("", "--only", help="Comma-separated configs (and tags) to run, e.g. ner,m50; empty: all"),
+    tables: bool = typer.Option(False, "--tables", help="Print each run's evaluation table (macro, micro, per type)"),
+    metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir", help="Folder (in --root) for metrics/<corpus>/ files"),
+    training_dir: Path = typer.Option(Path("training"), "--training-dir", help="Folder (in --root) for the trained pipelines"),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
 ) -> None:
     if baseline is not None and baseline not in configs:
         raise typer.BadParameter(f"--baseline {baseline!r} is not one of the --config values {configs}")
+    seeds = parse_seeds(seed_values)
     overrides = parse_sets(sets)
+    configs = selected(configs, tag, only)
+    if not configs:
+        print(f"--only {only}: no run of this benchmark is selected", flush=True)
+        return
+    if baseline not in configs:
+        baseline = None
     runs = [(c, cfg, s) for c in corpora for cfg in configs for s in seeds]
     todo = []
     for i, (corpus, config, seed) in enumerate(runs, start=1):
-        metrics = root / "metrics" / corpus / f"{run_name(config, tag)}-s{seed}.json"
+        metrics = root / metrics_dir / corpus / f"{run_name(config, tag)}-s{seed}.json"
         label = f"[{i}/{len(runs)}] {corpus} {run_name(config, tag)} seed {seed}"
         if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides):
             print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
         else:
             todo.append((label, corpus, config, seed))
 
+    lock = threading.Lock()
+
     def work(item: Tuple[str, str, str, int]) -> None:
         label, corpus, config, seed = item
         print(f"{label}: training ...", flush=True)
-        report = run_one(corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag))
-        print(
-            f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
-            f"size x{report['size_factor']:.2f} ({report['train_seconds']:.0f} s)",
-            flush=True,
+        report, table = run_one(
+            corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir
         )
+        with lock:  # parallel runs print whole tables, one at a time
+            if tables:
+                print(table, flush=True)
+            print(
+                f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
+                f"size x{report['size_factor']:.2f} ({report['train_seconds']:.0f} s)",
+                flush=True,
+            )
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(work, todo))
     for corpus in corpora:
-        files = [str(root / "metrics" / corpus / f"{run_name(cfg, tag)}-s{s}.json") for cfg in configs for s in seeds]
-        out = root / "metrics" / corpus / f"{summary}.md"
-        plot = root / "metrics" / corpus / ("per_type_f1.png" if summary == "summary" else f"{summary}_per_type_f1.png")
+        folder = root / metrics_dir / corpus
+        files = [str(folder / f"{run_name(cfg, tag)}-s{s}.json") for cfg in configs for s in seeds]
+        out = folder / f"{summary}.md"
+        over = f"mean of {len(seeds)} seeds" if len(seeds) > 1 else f"seed {seeds[0]}"
+        plot = folder / ("per_type_f1.png" if summary == "summary" else f"{summary}_per_type_f1.png")
         subprocess.run(
             [sys.executable, "-m", "spacy_imbalance", "summarize", *files, "--output", str(out),
-             "--plot", str(plot), "--title", f"Per-type F1 on {corpus} test (mean of {len(seeds)} seeds)"],
+             "--plot", str(plot), "--title", f"Per-type F1 on {corpus} test ({over})"],
             check=True,
         )
-        if baseline is not None:
+        if baseline is not None and len(configs) > 1:
             names = [run_name(cfg, tag) for cfg in configs]
-            result, table = compare_with_baseline(root, corpus, names, seeds, run_name(baseline, tag))
+            result, table = compare_with_baseline(folder, names, seeds, run_name(baseline, tag))
             srsly.write_json(out.with_name(f"{summary}-paired.json"), result)
             with out.open("a", encoding="utf8") as f:
                 f.write("\n" + table)

@@ -112,6 +112,7 @@ def main(
     repeats: int = typer.Option(3, "--repeats", help="Inference passes; the fastest counts"),
     seed: int = typer.Option(0, "--seed"),
     profile: bool = typer.Option(False, "--profile", help="Write cProfile top functions of each training run"),
+    only: str = typer.Option("", "--only", help="Comma-separated configs to measure (a quick pass); empty: all"),
     child: str = typer.Option("", "--child", hidden=True),
     child_args: str = typer.Option("", "--child-args", hidden=True),
 ) -> None:
@@ -120,6 +121,12 @@ def main(
         result = train_child(**params) if child == "train" else infer_child(**params)
         print(json.dumps(result))
         return
+    names = {name.strip() for name in only.split(",") if name.strip()}
+    if names:
+        configs = [name for name in configs if name in names]
+        if not configs:
+            typer.echo(f"--only {only}: no config of the speed benchmark is selected")
+            return
     if not configs:
         raise typer.BadParameter("give at least one --config")
     corpus_dir = ROOT / "corpus" / corpus

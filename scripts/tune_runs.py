@@ -5,9 +5,9 @@ For each run, training/<corpus>/<run>-s<seed>/model-best gets its thresholds
 from `spacy-imbalance tune-thresholds` on corpus/<corpus>/dev.spacy, is saved
 as model-tuned, and is evaluated on the test split into
 metrics/<corpus>/<run>-tuned-s<seed>.json (with the run's own fields and the
-tuned thresholds). A run already tuned from the same model is skipped.
+tuned thresholds). A run already tuned from the same training run is skipped.
 
-    python scripts/tune_runs.py --corpus wnut17 --config two_task_auc --seed 0 --seed 1 --seed 2
+    python scripts/tune_runs.py --corpus wnut17 --config two_task_auc --seed 0,1,2
 """
 import subprocess
 import sys
@@ -17,6 +17,20 @@ from typing import List, Optional
 import srsly
 import typer
 
+sys.path.insert(0, str(Path(__file__).parent))
+from benchmark import parse_seeds, selected  # noqa: E402  (scripts/ is not a package)
+
+
+# fields of the run that a tuned report copies; equal ones mean the same training run
+KEEP = ("corpus", "config", "config_sha256", "seed", "max_steps", "overrides", "gpu_id", "train_seconds",
+        "train_examples", "train_sentences", "size_factor")
+
+
+def is_tuned(tuned: dict, original: dict, model: Path) -> bool:
+    """Whether ``tuned`` was tuned from this very training run (same model
+    folder, and the run not trained again since)."""
+    return tuned.get("tuned_from") == str(model) and all(tuned.get(key) == original.get(key) for key in KEEP)
+
 
 def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: int) -> Path:
     model = root / "training" / corpus / f"{run}-s{seed}" / "model-best"
@@ -24,7 +38,8 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
     metrics = root / "metrics" / corpus / f"{run}-tuned-s{seed}.json"
     if not model.exists() or not source.exists():
         raise typer.BadParameter(f"no finished run {run} seed {seed} on {corpus} ({model}, {source})")
-    if metrics.exists() and srsly.read_json(metrics).get("tuned_from") == str(model):
+    original = srsly.read_json(source)
+    if metrics.exists() and is_tuned(srsly.read_json(metrics), original, model):
         print(f"{corpus} {run} seed {seed}: tuned before, skipped ({metrics})", flush=True)
         return metrics
     tuned = model.parent / "model-tuned"
@@ -36,10 +51,7 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
                     "--name", f"{run}-tuned", "--gpu-id", str(gpu_id)], check=True, stdout=subprocess.DEVNULL)
     cfg = srsly.read_json(tuned / "two_task_ner" / "cfg")
     report = srsly.read_json(metrics)
-    original = srsly.read_json(source)
-    keep = ("corpus", "config", "config_sha256", "seed", "max_steps", "overrides", "gpu_id", "train_seconds",
-            "train_examples", "train_sentences", "size_factor")
-    report.update({key: original[key] for key in keep if key in original})
+    report.update({key: original[key] for key in KEEP if key in original})
     report.update({"tuned_from": str(model), "thresholds": {"en": cfg["en_threshold"], "be": cfg["be_threshold"]}})
     srsly.write_json(metrics, report, indent=0)
     print(f"{corpus} {run} seed {seed}: thresholds en {cfg['en_threshold']:.2f} be {cfg['be_threshold']:.2f}, "
@@ -50,13 +62,19 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
 def main(
     corpora: List[str] = typer.Option(..., "--corpus"),
     configs: List[str] = typer.Option(..., "--config"),
-    seeds: List[int] = typer.Option([0, 1, 2], "--seed"),
+    seed_values: List[str] = typer.Option(["0,1,2"], "--seed", help="A seed or a comma-separated list, e.g. 0,1,2"),
     tag: Optional[str] = typer.Option(None, "--tag", help="The --tag the runs were trained with"),
     step: float = typer.Option(0.05, "--step", help="Threshold grid step"),
     gpu_id: int = typer.Option(-1, "--gpu-id"),
     summary: Optional[str] = typer.Option(None, "--summary", help="Also write metrics/<corpus>/NAME.md: untuned and tuned runs side by side"),
+    only: str = typer.Option("", "--only", help="Comma-separated configs (and tags) to tune, as benchmark.py --only; empty: all"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
+    seeds = parse_seeds(seed_values)
+    configs = selected(configs, tag, only)
+    if not configs:
+        print(f"--only {only}: no run to tune is selected", flush=True)
+        return
     for corpus in corpora:
         files = []
         for config in configs:

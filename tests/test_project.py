@@ -1,48 +1,152 @@
-"""The `demo` workflow of project.yml runs end to end (steps limited by
-SPACY_CONFIG_OVERRIDES, as in explosion/projects' CI)."""
+"""project.yml: its commands declare what they use, and the `demo` and `all`
+workflows run end to end in a temporary copy of the project (tiny step
+budgets through --vars overrides, one seed, a few configs per study through
+--vars.only, tiny corpora), never writing into the repository's metrics/."""
 import os
+import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import srsly
 
 from .conftest import ROOT
 
+PROJECT = srsly.read_yaml(ROOT / "project.yml")
+COMMANDS = {command["name"]: command for command in PROJECT["commands"]}
+# outputs of the workflows, not in a fresh checkout
+GENERATED = ("corpus/", "training/", "metrics/demo/")
 
-@pytest.mark.slow
-def test_project_demo_workflow(tmp_path):
+
+def copy_project(tmp_path: Path) -> Path:
+    """The project files in a fresh folder, with the package linked in (the
+    commands depend on its sources, as in the repository root)."""
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(ROOT / "project.yml", project)
-    shutil.copytree(ROOT / "configs", project / "configs")
-    shutil.copytree(ROOT / "scripts", project / "scripts")
-    # commands depend on the package sources (a change re-runs them), as in the repository root
+    for folder in ("configs", "scripts", "docs"):
+        shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (project / "spacy_imbalance").symlink_to(ROOT / "spacy_imbalance", target_is_directory=True)
-    env = dict(os.environ, SPACY_CONFIG_OVERRIDES="--training.max_steps=6 --training.eval_frequency=3")
-    result = subprocess.run(
-        [sys.executable, "-m", "spacy", "project", "run", "demo", str(project)],
+    return project
+
+
+def run_project(project: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if not key.endswith("CONFIG_OVERRIDES")}
+    return subprocess.run(
+        [sys.executable, "-m", "spacy", "project", "run", *args, str(project)],
         capture_output=True, text=True, env=env, cwd=project,
     )
+
+
+@pytest.mark.slow
+def test_project_demo_workflow(tmp_path):
+    project = copy_project(tmp_path)
+    result = run_project(project, "demo", "--vars.demo_steps", "4")
     assert result.returncode == 0, result.stdout + result.stderr
-    for split, n in (("train", 1675), ("dev", 359), ("test", 360)):
+    for split in ("train", "dev", "test"):
         assert (project / "corpus" / "wnut16" / f"{split}.spacy").exists()
-    report = srsly.read_json(project / "metrics" / "demo" / "ner.json")
-    assert report["n_docs"] == 360 and report["target"] == "ents"
-    # the table of macro, micro and per-type scores is printed
+    out = project / "metrics" / "demo" / "wnut16"
+    for name in ("ner", "sampled_spancat_uniform"):
+        report = srsly.read_json(out / f"{name}-m50-s0.json")
+        assert report["n_docs"] == 360 and report["max_steps"] == 4
+        # half of the training entities dropped (seed 0); dev and test complete
+        assert report["overrides"]["corpora.train.@readers"] == "spacy-imbalance.MaskedCorpus.v1"
+        assert report["overrides"]["corpora.train.p"] == "0.5"
+        assert (project / "training" / "demo" / "wnut16" / f"{name}-m50-s0" / "model-best").exists()
+    assert (out / "demo.md").exists() and (out / "demo_per_type_f1.png").stat().st_size > 0
+    paired = srsly.read_json(out / "demo-paired.json")
+    assert set(paired["systems"]) == {"sampled_spancat_uniform-m50"}
+    # both evaluation tables (macro, micro, per type) and the paired difference are printed
+    for name in ("ner-m50", "sampled_spancat_uniform-m50"):
+        assert f"{name} on " in result.stdout
     assert "macro" in result.stdout and "micro" in result.stdout and "person" in result.stdout
+    assert "Paired bootstrap against `ner-m50`" in result.stdout and "Δ micro-F1" in result.stdout
+
+
+def fake_wnut17(folder: Path, sizes=(("train", 700), ("dev", 40), ("test", 40))) -> Path:
+    """WNUT-2017-like CoNLL files cut from the embedded corpus (the same
+    two-column format), for machines without ../shared/corpora/wnut17 and to
+    keep the runs short."""
+    from spacy_imbalance.corpus.default_corpus import default_corpus_path
+
+    text = Path(default_corpus_path()).read_text(encoding="utf8")
+    sentences = [block for block in re.split(r"\n\s*\n", text) if block.strip()]
+    folder.mkdir(parents=True)
+    start = 0
+    for split, n in sizes:
+        (folder / f"{split}.conll").write_text("\n\n".join(sentences[start:start + n]) + "\n\n", encoding="utf8")
+        start += n
+    return folder
+
+
+def shrink_default_corpus(project: Path, sizes=(("train", 200), ("dev", 40), ("test", 40))) -> None:
+    """Run corpus-wnut16, cut its splits to a few sentences and record them in
+    project.lock as that command's outputs, so the workflow keeps them."""
+    import spacy
+    from spacy.tokens import DocBin
+    from weasel.cli.run import update_lockfile
+    from weasel.util import load_project_config, working_dir
+
+    result = run_project(project, "corpus-wnut16")
+    assert result.returncode == 0, result.stdout + result.stderr
+    vocab = spacy.blank("en").vocab
+    for split, n in sizes:
+        path = project / "corpus" / "wnut16" / f"{split}.spacy"
+        docs = list(DocBin().from_disk(path).get_docs(vocab))[:n]
+        DocBin(docs=docs, store_user_data=True).to_disk(path)
+    config = load_project_config(project)
+    command = next(c for c in config["commands"] if c["name"] == "corpus-wnut16")
+    with working_dir(project) as cwd:
+        update_lockfile(cwd, command)
+
+
+# one or two configs per study and one setting of each study with settings
+QUICK = "ner,ner_sC,token_ner,two_task_bce,sampled_spancat_uniform,ner_minilm,n50,p5,m50"
+
+
+@pytest.mark.slow
+def test_project_all_workflow(tmp_path):
+    project = copy_project(tmp_path)
+    wnut17 = fake_wnut17(tmp_path / "wnut17")
+    shrink_default_corpus(project)
+    before = srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"]
+    steps = [f"--vars.{var}" for var in ("max_steps", "low_resource_steps", "masking_steps", "speed_steps")]
+    result = run_project(
+        project, "all", *[arg for var in steps for arg in (var, "2")],
+        "--vars.seeds", "0", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
+    )
+    assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-20000:]
+    metrics = project / "metrics"
+    # every study wrote its tables, from the selected runs only
+    for path in (
+        "wnut16/summary.md", "wnut17/summary.md", "wnut16/resampling.md", "wnut17/losses.md",
+        "wnut17-200/losses.md", "wnut17/two_task.md", "wnut17/two_task_tuned.md", "wnut16/low_resource.md",
+        "wnut17/imbalance.md", "wnut16/missampling.json", "wnut17/speed.md", "wnut17/masking.md",
+        "wnut17/transformer.md",
+    ):
+        assert (metrics / path).exists(), path
+    for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
+                "wnut16/two_task_bce-n50-s0", "wnut17/token_ner-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0",
+                "wnut17/ner_minilm-s0"):
+        assert (metrics / f"{run}.json").exists(), run
+    assert not (metrics / "wnut16" / "spancat-s0.json").exists()  # not selected
+    assert not (metrics / "wnut16" / "ner-m30-s0.json").exists()
+    assert srsly.read_json(metrics / "wnut16" / "ner-s0.json")["max_steps"] == 2
+    # the write-ups were rebuilt from the copy's metrics
+    written = (project / "docs" / "benchmarks" / "negative_sampling.md").read_text(encoding="utf8")
+    assert (metrics / "wnut17" / "masking.md").read_text(encoding="utf8").strip() in written
+    # the repository's own results are untouched
+    assert srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"] == before != 2
 
 
 def test_project_benchmarks_use_existing_configs_and_declare_them():
     """Every --config a command trains exists in configs/ and is among the
     command's deps (so editing it re-runs the command), and every config of
     configs/ is trained by some command."""
-    import re
-
-    project = srsly.read_yaml(ROOT / "project.yml")
     used = set()
-    for command in project["commands"]:
+    for command in PROJECT["commands"]:
         script = " ".join(command.get("script", []))
         for config in re.findall(r"--config (\S+)", script):
             used.add(config)
@@ -52,3 +156,39 @@ def test_project_benchmarks_use_existing_configs_and_declare_them():
             used.add(path)
     shipped = {p.stem for p in (ROOT / "configs").glob("*.cfg")}
     assert shipped <= used, f"configs no command trains: {sorted(shipped - used)}"
+
+
+def test_project_deps_exist_and_cover_the_scripts():
+    """Every dependency that is not a workflow output exists (package paths
+    move when the package is reorganised), and every script a command runs is
+    among its deps."""
+    for command in PROJECT["commands"]:
+        deps = command.get("deps", [])
+        for dep in deps:
+            if dep.startswith(GENERATED) or "${" in dep:
+                continue
+            assert (ROOT / dep).exists(), f"{command['name']}: {dep} does not exist"
+        for script in re.findall(r"python (scripts/\S+\.py)", " ".join(command.get("script", []))):
+            assert script in deps, f"{command['name']}: {script} not in deps"
+        if any("spacy_imbalance" in line or "benchmark.py" in line for line in command.get("script", [])):
+            assert any(dep.startswith("spacy_imbalance") for dep in deps), f"{command['name']}: no package sources in deps"
+
+
+def test_project_all_runs_every_study():
+    """`all` runs every command of every study workflow, and the write-ups
+    last; train/evaluate are the only single-run commands (driven by vars)."""
+    workflows = PROJECT["workflows"]
+    for name, steps in workflows.items():
+        assert set(steps) <= set(COMMANDS), name
+    studies = {step for name, steps in workflows.items() if name not in ("all", "demo") for step in steps}
+    assert studies <= set(workflows["all"])
+    assert set(COMMANDS) - set(workflows["all"]) == {"demo-masked", "train", "evaluate", "clean"}
+    assert workflows["all"][-1] == "docs"
+    assert not [name for name in COMMANDS if re.match(r"(train|evaluate)-", name)]
+    # a step runs after the commands that write its corpus
+    order = workflows["all"]
+    for step in order:
+        for dep in COMMANDS[step].get("deps", []):
+            for writer in order[: order.index(step) + 1]:
+                if dep in COMMANDS[writer].get("outputs", []):
+                    assert order.index(writer) < order.index(step), (writer, step)

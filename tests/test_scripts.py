@@ -17,6 +17,7 @@ def load(name):
 
 benchmark = load("benchmark")
 study_table = load("study_table")
+tune_runs = load("tune_runs")
 
 
 def test_benchmark_overrides_and_run_names():
@@ -27,6 +28,29 @@ def test_benchmark_overrides_and_run_names():
     assert benchmark.run_name("ner", "n200") == "ner-n200" and benchmark.run_name("ner", None) == "ner"
     with pytest.raises(typer.BadParameter, match="KEY=VALUE"):
         benchmark.parse_sets(["no-equals-sign"])
+
+
+def test_benchmark_seed_lists_and_only():
+    assert benchmark.parse_seeds(["0,1,2"]) == [0, 1, 2] and benchmark.parse_seeds(["0", "2"]) == [0, 2]
+    assert benchmark.parse_seeds(["1, 2,"]) == [1, 2]
+    with pytest.raises(typer.BadParameter, match="--seed 0,1,2"):
+        benchmark.parse_seeds(["a"])
+    configs = ["ner", "spancat", "token_ner"]
+    assert benchmark.selected(configs, None, "") == configs and benchmark.selected(configs, "m50", " ") == configs
+    # listed configs only; tagged runs only when the tag is listed too
+    assert benchmark.selected(configs, None, "token_ner,ner,m50") == ["ner", "token_ner"]
+    assert benchmark.selected(configs, "m50", "ner,m50") == ["ner"]
+    assert benchmark.selected(configs, "m30", "ner,m50") == []
+
+
+def test_tune_runs_skips_only_the_same_training_run(tmp_path):
+    model = tmp_path / "model-best"
+    run = {"config_sha256": "x", "max_steps": 10, "overrides": {}, "train_seconds": 12.5, "seed": 0}
+    tuned = {**run, "tuned_from": str(model)}
+    assert tune_runs.is_tuned(tuned, run, model)
+    assert not tune_runs.is_tuned(tuned, run, tmp_path / "other")
+    # the run was trained again into the same folder (another budget)
+    assert not tune_runs.is_tuned(tuned, {**run, "max_steps": 2, "train_seconds": 1.0}, model)
 
 
 def test_benchmark_resume_needs_the_same_overrides(tmp_path):
