@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Dict, Iterable, NoReturn
 
 import typer
+from thinc.api import require_gpu
 from wasabi import msg
 
 app = typer.Typer(
@@ -19,6 +20,18 @@ def fail(message: str) -> NoReturn:
     """Print a clear message and exit with code 1, instead of a traceback."""
     msg.fail(message)
     raise typer.Exit(1)
+
+
+def use_gpu(gpu_id: int) -> None:
+    """Set up the device of --gpu-id: GPU ``gpu_id``, or the CPU for -1."""
+    if gpu_id < 0:
+        return
+    try:
+        require_gpu(gpu_id)
+    except (ValueError, RuntimeError) as err:
+        # ValueError: thinc finds no CuPy or no GPU; RuntimeError: CuPy's CUDA
+        # errors, e.g. for a GPU id that does not exist
+        fail(f"--gpu-id {gpu_id} needs CuPy and a GPU: {err}. Use --gpu-id -1 for the CPU")
 
 
 # --split part names become file names in the output folder: no path

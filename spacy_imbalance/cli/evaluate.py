@@ -1,21 +1,39 @@
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import spacy
 import srsly
 import typer
+from spacy.language import Language
+from spacy.tokens import Doc
 from spacy.util import load_model
 from wasabi import msg
 
-from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts
+from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts, pipeline_target
 from ..corpus.docs_io import load_docs
 from ..scorers.bootstrap import paired_bootstrap
-from ._app import app, fail
+from ._app import app, fail, use_gpu
 
 
-def _setup(gpu_id: int) -> None:
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
+def _load_gold(data_path: Path) -> List[Doc]:
+    # before loading a pipeline, which may take long: the file is the likelier mistake
+    try:
+        return load_docs(data_path)
+    except (OSError, ValueError) as err:
+        fail(str(err))
+
+
+def load_pipeline(model: str, spans_key: Optional[str]) -> Language:
+    """Load a pipeline and check that it predicts something to score, before
+    any prediction; a clear message naming the pipeline otherwise."""
+    try:
+        nlp = load_model(model)
+    except OSError as err:
+        fail(str(err))
+    try:
+        pipeline_target(nlp, spans_key, name=f"The pipeline {model}")
+    except ValueError as err:
+        fail(str(err))
+    return nlp
 
 
 def print_report(report: Dict[str, Any], title: str) -> None:
@@ -39,13 +57,13 @@ def evaluate_cli(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
-    _setup(gpu_id)
+    use_gpu(gpu_id)
+    docs = _load_gold(data_path)
+    nlp = load_pipeline(model, spans_key)
     try:
-        nlp = load_model(model)
-        docs = load_docs(data_path)
         report = evaluate_pipeline(nlp, docs, spans_key=spans_key, batch_size=batch_size, n_resamples=n_resamples, seed=seed)
-    except (OSError, ValueError) as err:
-        fail(str(err))
+    except ValueError as err:
+        fail(f"The pipeline {model}: {err}")
     report.update({"name": name or str(model), "model": str(model), "data": str(data_path)})
     print_report(report, f"{report['name']} on {data_path} ({report['target']})")
     if output is not None:
@@ -69,15 +87,16 @@ def compare_cli(
     """Paired bootstrap: how much each pipeline beats the first, with intervals."""
     if len(models) < 2:
         fail("compare needs at least two pipelines: a baseline and one to compare")
-    _setup(gpu_id)
+    use_gpu(gpu_id)
+    docs = _load_gold(data_path)
     counts = []
-    try:
-        docs = load_docs(data_path)
-        for model in models:
-            system_counts, _, _ = pipeline_counts(load_model(model), docs, spans_key=spans_key, batch_size=batch_size)
-            counts.append(system_counts)
-    except (OSError, ValueError) as err:
-        fail(str(err))
+    for model in models:
+        nlp = load_pipeline(model, spans_key)
+        try:
+            system_counts, _, _ = pipeline_counts(nlp, docs, spans_key=spans_key, batch_size=batch_size)
+        except ValueError as err:
+            fail(f"The pipeline {model}: {err}")
+        counts.append(system_counts)
     rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": {}}
     for model, system in zip(models[1:], counts[1:]):
         diff = paired_bootstrap(counts[0], system, n_resamples=n_resamples, seed=seed)

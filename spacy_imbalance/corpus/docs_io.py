@@ -19,9 +19,23 @@ def load_docs(path: Union[str, Path], vocab: Optional[Vocab] = None) -> List[Doc
         raise IsADirectoryError(f"Expected a .spacy or CoNLL file, got the folder {path}")
     vocab = vocab if vocab is not None else Vocab()
     if path.suffix == ".spacy":
-        return list(DocBin().from_disk(path).get_docs(vocab))
+        return _read_docbin(path, vocab)
     docs, _ = conll_to_docs(path, vocab)
     return docs
+
+
+def _read_docbin(path: Path, vocab: Vocab) -> List[Doc]:
+    """The Docs of a .spacy file; a ValueError naming the file when it is not
+    one or is damaged (an OSError names the file already)."""
+    data = path.read_bytes()
+    try:
+        return list(DocBin().from_bytes(data).get_docs(vocab))
+    except Exception as err:
+        # damaged data fails anywhere in the decoding: zlib, msgpack, a missing
+        # key, an array of the wrong size, each with its own exception type
+        raise ValueError(
+            f"{path}: not a .spacy (DocBin) file, or a damaged one ({type(err).__name__}: {err})"
+        ) from err
 
 
 def copy_ents_to_spans(docs: Iterable[Doc], spans_key: str) -> None:

@@ -14,12 +14,13 @@ from .bootstrap import bootstrap_intervals
 from .counts import FN, FP, TP, MatchCounts, ents_counts, spans_counts
 
 
-def pipeline_target(nlp: Language, spans_key: Optional[str] = None) -> Optional[str]:
+def pipeline_target(nlp: Language, spans_key: Optional[str] = None, *, name: str = "The pipeline") -> Optional[str]:
     """What a pipeline predicts: None for ``doc.ents``, else a spans key.
 
     An explicit ``spans_key`` wins. Otherwise a pipeline with a component that
     assigns ``doc.ents`` is scored on ents, and one whose component has a
-    ``spans_key`` setting (spancat) on that key.
+    ``spans_key`` setting (spancat) on that key. ``name`` starts the message
+    of the ValueError raised when there is neither, e.g. "The pipeline PATH".
     """
     if spans_key:
         return spans_key
@@ -31,8 +32,9 @@ def pipeline_target(nlp: Language, spans_key: Optional[str] = None) -> Optional[
         if key:
             return str(key)
     raise ValueError(
-        f"Cannot tell what to score: no component of {nlp.pipe_names} assigns doc.ents "
-        "or has a spans_key. Pass --spans-key."
+        f"{name} has no NER component, nothing to score: no component assigns doc.ents "
+        "(as ner and entity_ruler do) or has a spans_key (as spancat does); its components: "
+        f"{', '.join(nlp.pipe_names) or 'none'}. Pass --spans-key to score doc.spans[KEY]"
     )
 
 
@@ -149,8 +151,17 @@ def format_report(report: Dict[str, Any]) -> Tuple[List[Tuple[Any, ...]], List[T
 
 
 def load_report(path: Union[str, Path]) -> Dict[str, Any]:
-    data = srsly.read_json(path)
-    for key in ("macro", "micro", "per_type"):
+    """A metrics file written by `spacy-imbalance evaluate --output`; a
+    ValueError naming the file when it is missing, not JSON or not a report."""
+    try:
+        data = srsly.read_json(path)
+    except ValueError as err:
+        # srsly names a missing file, but not the file of a JSON syntax error
+        message = str(err)
+        raise ValueError(message if str(path) in message else f"{path}: not valid JSON ({message})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` (a JSON {type(data).__name__}, not an object)")
+    for key in ("name", "macro", "micro", "per_type"):
         if key not in data:
             raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` (no {key!r})")
     return data

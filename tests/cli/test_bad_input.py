@@ -1,5 +1,6 @@
 """The commands given bad input: a clear message naming the file, line or
 setting, exit code 1, and nothing written or destroyed."""
+import importlib.util
 import re
 
 import pytest
@@ -112,3 +113,53 @@ def test_bad_input_undersample_ratio_must_be_finite(spacy_path, tmp_path, ratio)
     result = _invoke("undersample", spacy_path, output, "--ratio", ratio)
     _assert_failed(result, f"--ratio must be >= 1 and finite (kept tokens per entity token), got {float(ratio)!r}")
     assert not output.exists()
+
+
+# --- files that do not read --------------------------------------------------
+
+
+@pytest.mark.parametrize("data", [b"\x00\x01 random bytes \xff", b"", b"a\tO\n"], ids=["random", "empty", "conll"])
+def test_bad_input_stats_corrupt_spacy_file_is_named(tmp_path, data):
+    path = tmp_path / "broken.spacy"
+    path.write_bytes(data)
+    result = _invoke("stats", path)
+    _assert_failed(result, f"{path}: not a .spacy (DocBin) file, or a damaged one")
+
+
+def test_bad_input_transform_corrupt_spacy_file_is_named(tmp_path):
+    path = tmp_path / "broken.spacy"
+    path.write_bytes(b"\x00" * 64)
+    output = tmp_path / "out.spacy"
+    result = _invoke("resample", path, output)
+    _assert_failed(result, f"{path}: not a .spacy (DocBin) file, or a damaged one")
+    assert not output.exists()
+
+
+# --- --gpu-id ----------------------------------------------------------------
+
+HAS_CUPY = importlib.util.find_spec("cupy") is not None
+
+
+def _gpu_args(command, tmp_path):
+    # a pipeline and data that do not exist: the device is set up first
+    missing = tmp_path / "no-such-pipeline"
+    data = tmp_path / "no-such-data.spacy"
+    return [command, missing, data] if command == "evaluate" else [command, data, missing, missing]
+
+
+@pytest.mark.skipif(HAS_CUPY, reason="CuPy is installed: --gpu-id 0 may well work here")
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_bad_input_gpu_id_without_cupy(tmp_path, command):
+    result = _invoke(*_gpu_args(command, tmp_path), "--gpu-id", "0")
+    _assert_failed(result, "--gpu-id 0 needs CuPy and a GPU: Cannot use GPU, CuPy is not installed")
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_bad_input_gpu_id_that_cuda_rejects(tmp_path, monkeypatch, command):
+    def require_gpu(gpu_id):
+        # what CuPy raises for a GPU id that does not exist
+        raise RuntimeError("cudaErrorInvalidDevice: invalid device ordinal")
+
+    monkeypatch.setattr("spacy_imbalance.cli._app.require_gpu", require_gpu)
+    result = _invoke(*_gpu_args(command, tmp_path), "--gpu-id", "7")
+    _assert_failed(result, "--gpu-id 7 needs CuPy and a GPU: cudaErrorInvalidDevice: invalid device ordinal")

@@ -1,10 +1,13 @@
 import os
+import re
+import zlib
 
 import pytest
+import srsly
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
-from spacy_imbalance.corpus.docs_io import write_docbins
+from spacy_imbalance.corpus.docs_io import load_docs, write_docbins
 
 
 def test_docs_io_write_docbins_is_all_or_nothing(tmp_path, monkeypatch):
@@ -45,3 +48,31 @@ def test_docs_io_written_files_respect_the_umask(tmp_path, umask):
     for path in [tmp_path / "a.spacy", tmp_path / "sub" / "b.spacy", tmp_path / "spacy.spacy"]:
         assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~umask), path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.spacy", "spacy.spacy", "sub"]  # no temp file left
+
+
+# damaged .spacy files fail in each step of DocBin's decoding, with its own exception type
+DAMAGED = {
+    "random": b"\x00\x01 not zlib \xff",  # zlib: spaCy's E1014 ValueError
+    "empty": b"",
+    "not-msgpack": zlib.compress(b"hello world"),  # msgpack ExtraData
+    "msgpack-list": zlib.compress(srsly.msgpack_dumps([1, 2])),  # TypeError
+    "missing-key": zlib.compress(srsly.msgpack_dumps({"attrs": [1]})),  # KeyError
+    "bad-arrays": zlib.compress(
+        srsly.msgpack_dumps({"attrs": [1], "tokens": b"abc", "spaces": b"x", "lengths": b"zz", "strings": []})
+    ),  # numpy ValueError
+}
+
+
+@pytest.mark.parametrize("data", list(DAMAGED.values()), ids=list(DAMAGED))
+def test_docs_io_load_docs_names_a_damaged_spacy_file(tmp_path, data):
+    path = tmp_path / "damaged.spacy"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=re.escape(f"{path}: not a .spacy (DocBin) file, or a damaged one (")):
+        load_docs(path)
+
+
+def test_docs_io_load_docs_reads_what_write_docbins_wrote(tmp_path):
+    vocab = Vocab()
+    write_docbins({tmp_path / "a.spacy": [Doc(vocab, words=["x", "y"], ents=["B-PER", "O"])]})
+    docs = load_docs(tmp_path / "a.spacy")
+    assert [([t.text for t in d], [(e.start, e.end, e.label_) for e in d.ents]) for d in docs] == [(["x", "y"], [(0, 1, "PER")])]

@@ -122,6 +122,42 @@ def test_summarize_cli_rejects_other_json(tmp_path):
     assert result.exit_code == 1 and "other.json" in result.output.replace("\n", "")
 
 
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("{bad", "not valid JSON (Expected object or value)"),
+        ("", "not valid JSON"),
+        ("3", "not a metrics file of `spacy-imbalance evaluate` (a JSON int, not an object)"),
+        ('["macro", "micro", "per_type"]', "not a metrics file of `spacy-imbalance evaluate` (a JSON list, not an object)"),
+        ('{"macro": {}, "micro": {}, "per_type": {}}', "not a metrics file of `spacy-imbalance evaluate` (no 'name')"),
+    ],
+    ids=["syntax", "empty", "number", "list", "no-name"],
+)
+def test_summarize_cli_bad_json_names_the_file(tmp_path, data, content, message):
+    good = tmp_path / "a.json"
+    assert runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, "a", RULES_A), str(data), "-o", str(good)]).exit_code == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    result = runner.invoke(app, ["summarize", str(good), str(bad)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert f"{bad}: {message}" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_evaluation_cli_pipeline_without_ner_is_named(tmp_path, data, command):
+    blank = tmp_path / "blank"
+    spacy.blank("en").to_disk(blank)
+    rules = ruler_pipeline(tmp_path, "a", RULES_A)
+    args = ["evaluate", str(blank), str(data)] if command == "evaluate" else ["compare", str(data), rules, str(blank)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert (
+        f"The pipeline {blank} has no NER component, nothing to score: no component assigns doc.ents "
+        "(as ner and entity_ruler do) or has a spans_key (as spancat does); its components: none. "
+        "Pass --spans-key" in " ".join(result.output.split())
+    )
+
+
 def test_evaluation_pipeline_target():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="--spans-key"):
