@@ -1,5 +1,5 @@
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import spacy
 import typer
@@ -7,54 +7,91 @@ from spacy.util import load_model
 from wasabi import msg
 
 from ..corpus.docs_io import load_docs
-from ..pipeline.tagging.thresholds import default_grid, search_thresholds
+from ..pipeline.tagging.thresholds import (
+    MAX_STEP,
+    MIN_STEP,
+    ThresholdSearch,
+    check_gold,
+    default_grid,
+    search_thresholds,
+    set_pipeline_thresholds,
+)
 from ._app import app, fail
 
 
 @app.command("tune-thresholds")
 def tune_thresholds_cli(
     model: Path = typer.Argument(..., help="Pipeline folder with a two_task_ner component"),
-    data_path: Path = typer.Argument(..., help="Dev data: .spacy or CoNLL (never the test split)"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Where to save the tuned pipeline (default: MODEL itself)"),
+    data_path: Path = typer.Argument(..., help="Dev data with gold entities: .spacy or CoNLL (never the test split)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Where to save the tuned pipeline; MODEL is left as it is"),
+    in_place: bool = typer.Option(False, "--in-place", help="Save the tuned thresholds into MODEL itself (instead of --output)"),
     component: str = typer.Option("two_task_ner", "--component", help="Name of the two_task_ner component"),
-    step: float = typer.Option(0.05, "--step", help="Grid step of both thresholds (0.05: 0.05, 0.10, ..., 0.95)"),
+    step: float = typer.Option(0.05, "--step", help=f"Grid step of both thresholds, in [{MIN_STEP}, {MAX_STEP}] (0.05: 0.05, 0.10, ..., 0.95)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Save a heatmap of macro-F1 over the grid (needs matplotlib)"),
     batch_size: int = typer.Option(128, "--batch-size"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
-    """Pick the entity/begin thresholds of two_task_ner that maximise macro-F1 on dev data and save them into the pipeline."""
+    """Pick the entity/begin thresholds of two_task_ner that maximise macro-F1 on dev data.
+
+    The tuned pipeline is saved to --output, or into MODEL with --in-place:
+    one of the two is required, so that MODEL is never overwritten by
+    accident. New thresholds are saved only when they beat the current ones
+    on the dev data; otherwise MODEL is left unchanged and --output gets an
+    unchanged copy of it. The saved config.cfg shows the thresholds as well.
+    """
+    if output is None and not in_place:
+        fail(f"say where the tuned pipeline goes: --output DIR for a tuned copy of {model}, or --in-place to overwrite its thresholds")
+    if output is not None and in_place:
+        fail("--output and --in-place exclude each other: --in-place saves into MODEL")
+    try:
+        grid = default_grid(step, setting="--step")
+    except ValueError as err:
+        fail(str(err))
     if gpu_id >= 0:
         spacy.require_gpu(gpu_id)
     try:
-        nlp = load_model(model)
         docs = load_docs(data_path)
-        search = search_thresholds(nlp, component, docs, grid=default_grid(step), batch_size=batch_size)
+        check_gold(docs, source=str(data_path))
+        nlp = load_model(model)
+        search = search_thresholds(nlp, component, docs, grid=grid, batch_size=batch_size)
     except (OSError, ValueError) as err:
         fail(str(err))
-    pipe = nlp.get_pipe(component)
-    before = (pipe.cfg["en_threshold"], pipe.cfg["be_threshold"])
-    pipe.set_thresholds(*search.best)
-    rows = [("entity threshold", f"{before[0]:.2f}", f"{search.best[0]:.2f}"), ("begin threshold", f"{before[1]:.2f}", f"{search.best[1]:.2f}")]
-    rows.append(("dev macro-F1", _macro_at(search, before), f"{100 * search.best_macro_f:.1f}"))
-    msg.table(rows, header=("", "before", "tuned"), aligns=("l", "r", "r"))
-    target = output or model
-    nlp.to_disk(target)
-    msg.good(f"Saved the pipeline with tuned thresholds to {target}")
+    rows = [
+        ("entity threshold", f"{search.current[0]:g}", f"{search.best[0]:g}"),
+        ("begin threshold", f"{search.current[1]:g}", f"{search.best[1]:g}"),
+        ("dev macro-F1", f"{100 * search.current_macro_f:.1f}", f"{100 * search.best_macro_f:.1f}"),
+    ]
+    msg.table(rows, header=("", "current", "best on the grid"), aligns=("l", "r", "r"))
+    copy = output is not None and output.resolve() != model.resolve()
+    if search.improves:
+        set_pipeline_thresholds(nlp, component, search.best)
+        target = output if output is not None else model
+        nlp.to_disk(target)
+        msg.good(f"Saved the pipeline with tuned thresholds to {target}")
+    else:
+        msg.warn(_not_improved(search, nlp.get_pipe(component).labels))
+        if copy:
+            # a later step reading --output must not find a stale or missing pipeline
+            nlp.to_disk(output)
+            msg.info(f"Saved an unchanged copy of {model} to {output}")
+        else:
+            msg.info(f"{model} is left unchanged")
     if plot is not None:
         _plot(search, plot, component)
         msg.good(f"Saved the macro-F1 heatmap to {plot}")
 
 
-def _macro_at(search, thresholds) -> str:
-    """The grid's macro-F1 at the old thresholds, when they are on the grid."""
-    try:
-        i, j = (search.grid.index(round(t, 6)) for t in thresholds)
-    except ValueError:
-        return "off grid"
-    return f"{100 * search.macro_f[i, j]:.1f}"
+def _not_improved(search: ThresholdSearch, labels: Sequence[str]) -> str:
+    text = (
+        f"No threshold pair of the grid beats the current thresholds (entity {search.current[0]:g}, "
+        f"begin {search.current[1]:g}: dev macro-F1 {100 * search.current_macro_f:.1f}); they are kept"
+    )
+    if search.best_macro_f == 0:
+        text += f". Macro-F1 is 0 at every pair: do the dev data's labels match the component's ({', '.join(labels)})?"
+    return text
 
 
-def _plot(search, path: Path, component: str) -> None:
+def _plot(search: ThresholdSearch, path: Path, component: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")

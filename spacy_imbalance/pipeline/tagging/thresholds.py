@@ -5,8 +5,9 @@ sigmoid scores, so 0.5 is an arbitrary cut. The pipeline runs once; every
 (entity, begin) threshold pair of the grid is then decoded and scored with the
 same matching rules as ``spacy-imbalance evaluate``.
 """
+import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -18,29 +19,65 @@ from ...scorers.aggregate import scores_dict
 from ...scorers.counts import ents_counts
 from .two_task import make_spans
 
+Thresholds = Tuple[float, float]
+
+# Every pair of the grid decodes the whole dev set: 0.005 gives 199
+# thresholds per axis, ~40 000 pairs; 1e-4 would give 10^8.
+MIN_STEP = 0.005
+MAX_STEP = 0.5
+
 
 @dataclass
 class ThresholdSearch:
     grid: List[float]
     macro_f: numpy.ndarray  # len(grid) x len(grid): entity threshold x begin threshold
-    best: Tuple[float, float]
+    best: Thresholds
     best_macro_f: float
+    current: Thresholds  # the thresholds the component carried
+    current_macro_f: float
+
+    @property
+    def improves(self) -> bool:
+        """Whether the best pair of the grid beats the current thresholds
+        (a tie keeps the current ones)."""
+        return self.best_macro_f > self.current_macro_f
 
 
-def default_grid(step: float = 0.05) -> List[float]:
-    if not 0.0 < step < 0.5:
-        raise ValueError(f"the grid step must be in (0, 0.5), got {step}")
-    return [round(x, 6) for x in numpy.arange(step, 1.0 - 1e-9, step)]
+def default_grid(step: float = 0.05, *, setting: str = "the grid step") -> List[float]:
+    """step, 2 step, ... below 1. ``setting`` names the step in the error."""
+    # `not (...)` also rejects NaN
+    if not (MIN_STEP <= step <= MAX_STEP):
+        size = f" ({math.ceil(1.0 / step) - 1} thresholds per axis)" if 0 < step < MIN_STEP else ""
+        raise ValueError(
+            f"{setting} must be in [{MIN_STEP}, {MAX_STEP}], at most {math.ceil(1.0 / MIN_STEP) - 1} thresholds "
+            f"per axis, got {step}{size}"
+        )
+    return [round(float(x), 6) for x in numpy.arange(step, 1.0 - 1e-9, step)]
 
 
-def component_inputs(nlp: Language, name: str, gold_docs: Sequence[Doc], *, batch_size: int = 128) -> Tuple[List[Doc], list]:
-    """Docs on the gold tokens after the components before ``name``, and the
-    component's decision inputs (sigmoid scores, type log-probabilities)."""
+def check_gold(gold_docs: Sequence[Doc], source: str = "the dev docs") -> None:
+    """Thresholds tuned on data without entities are noise: macro-F1 is 0
+    (or undefined) at every pair, and the first pair of the grid would win."""
+    if not any(doc.ents for doc in gold_docs):
+        raise ValueError(
+            f"{source} has no gold entities ({len(gold_docs)} docs): macro-F1 is 0 at every threshold "
+            "pair, so there is nothing to tune on; give dev data with entities"
+        )
+
+
+def two_task_component(nlp: Language, name: str) -> Any:
     if name not in nlp.pipe_names:
         raise ValueError(f"the pipeline has no component {name!r} (it has {', '.join(nlp.pipe_names)})")
     component = nlp.get_pipe(name)
     if not hasattr(component, "decision_inputs"):
         raise ValueError(f"{name!r} is a {type(component).__name__}, not a two_task_ner component")
+    return component
+
+
+def component_inputs(nlp: Language, name: str, gold_docs: Sequence[Doc], *, batch_size: int = 128) -> Tuple[List[Doc], list]:
+    """Docs on the gold tokens after the components before ``name``, and the
+    component's decision inputs (sigmoid scores, type log-probabilities)."""
+    component = two_task_component(nlp, name)
     docs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in gold_docs]
     for other_name, proc in nlp.pipeline[: nlp.pipe_names.index(name)]:
         docs = list(proc.pipe(docs, batch_size=batch_size)) if hasattr(proc, "pipe") else [proc(d) for d in docs]
@@ -55,19 +92,40 @@ def component_inputs(nlp: Language, name: str, gold_docs: Sequence[Doc], *, batc
 def search_thresholds(
     nlp: Language, name: str, gold_docs: Sequence[Doc], *, grid: Optional[List[float]] = None, batch_size: int = 128, progress: bool = True
 ) -> ThresholdSearch:
-    """Macro-F1 of every threshold pair of ``grid`` (default 0.05, 0.10, ..., 0.95)."""
+    """Macro-F1 of every threshold pair of ``grid`` (default 0.05, 0.10, ...,
+    0.95), and of the pair the component carries, which a caller keeps
+    unless the grid beats it (``ThresholdSearch.improves``)."""
     grid = grid if grid is not None else default_grid()
+    component = two_task_component(nlp, name)
+    check_gold(gold_docs)
     docs, inputs = component_inputs(nlp, name, gold_docs, batch_size=batch_size)
-    component = nlp.get_pipe(name)
     examples = [Example(doc, gold) for doc, gold in zip(docs, gold_docs)]
+
+    def score(en_threshold: float, be_threshold: float) -> float:
+        for doc, (h, type_log_probs) in zip(docs, inputs):
+            spans = component.decode(doc, h, type_log_probs, en_threshold, be_threshold)
+            doc.set_ents(make_spans(doc, spans), default="outside")
+        counts = ents_counts(examples)
+        return scores_dict(counts.totals(), counts.labels, "ents")["ents_macro_f"] or 0.0
+
     macro_f = numpy.zeros((len(grid), len(grid)))
     pairs = [(i, j) for i in range(len(grid)) for j in range(len(grid))]
     for i, j in tqdm(pairs, desc="thresholds", disable=not progress, unit="pair"):
-        for doc, (h, type_log_probs) in zip(docs, inputs):
-            spans = component.decode(doc, h, type_log_probs, grid[i], grid[j])
-            doc.set_ents(make_spans(doc, spans), default="outside")
-        counts = ents_counts(examples)
-        macro_f[i, j] = scores_dict(counts.totals(), counts.labels, "ents")["ents_macro_f"] or 0.0
+        macro_f[i, j] = score(grid[i], grid[j])
     # ties go to the first pair in grid order (the lowest thresholds)
     i, j = numpy.unravel_index(int(macro_f.argmax()), macro_f.shape)
-    return ThresholdSearch(grid, macro_f, (grid[i], grid[j]), float(macro_f[i, j]))
+    current = (float(component.cfg["en_threshold"]), float(component.cfg["be_threshold"]))
+    return ThresholdSearch(grid, macro_f, (grid[i], grid[j]), float(macro_f[i, j]), current, float(score(*current)))
+
+
+def set_pipeline_thresholds(nlp: Language, name: str, thresholds: Thresholds) -> None:
+    """Give the component new thresholds, in its ``cfg`` and in the pipeline
+    config: ``nlp.to_disk`` writes config.cfg from the latter, and a pipeline
+    assembled or trained on from that config.cfg would otherwise get the old
+    thresholds back."""
+    en_threshold, be_threshold = (float(t) for t in thresholds)
+    two_task_component(nlp, name).set_thresholds(en_threshold, be_threshold)
+    # nlp.config is rebuilt from these per-component configs on every access
+    pipe_config = nlp.get_pipe_config(name)
+    pipe_config["en_threshold"] = en_threshold
+    pipe_config["be_threshold"] = be_threshold
