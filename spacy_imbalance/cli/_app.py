@@ -1,7 +1,7 @@
 import os
 import re
 from pathlib import Path
-from typing import Dict, Iterable, NoReturn
+from typing import Dict, Iterable, NoReturn, Optional
 
 import typer
 from thinc.api import require_gpu
@@ -34,20 +34,20 @@ def use_gpu(gpu_id: int) -> None:
         fail(f"--gpu-id {gpu_id} needs CuPy and a GPU: {err}. Use --gpu-id -1 for the CPU")
 
 
-# --split part names become file names in the output folder: no path
-# separators, no "..", nothing a shell or another system reads differently
-PART_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-
-
-def check_output_is_not_input(input_path: Path, outputs: Iterable[Path]) -> None:
-    """Exit before anything is written when an output would replace the input:
-    the same path, or the same file spelled differently or reached by a link."""
+def check_outputs_are_not_inputs(inputs: Iterable[Path], outputs: Iterable[Optional[Path]]) -> None:
+    """Exit before anything is written when an output would replace an input:
+    the same path, or the same file spelled differently or reached by a link.
+    Outputs that are None (an option not given) are skipped."""
+    input_paths = list(inputs)
     for output in outputs:
-        if _same_file(input_path, output):
-            fail(
-                f"The output {output} is the input {input_path}: writing it would destroy "
-                "the input. Give another output path"
-            )
+        if output is None:
+            continue
+        for input_path in input_paths:
+            if _same_file(input_path, output):
+                fail(
+                    f"The output {output} is the input {input_path}: writing it would destroy "
+                    "the input. Give another output path"
+                )
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -59,6 +59,11 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+# --split part names become file names in the output folder: no path
+# separators, no "..", nothing a shell or another system reads differently
+PART_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def parse_split(value: str) -> Dict[str, float]:

@@ -13,7 +13,7 @@ from ..corpus.default_corpus import (
     split_items,
 )
 from ..corpus.docs_io import copy_ents_to_spans, write_docbins
-from ._app import app, check_output_is_not_input, fail, parse_split
+from ._app import app, check_outputs_are_not_inputs, fail, parse_split
 from .stats import print_stats
 
 SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
@@ -25,7 +25,7 @@ def convert_file(
     """Convert one CoNLL file to .spacy: one file, or one per split part in
     the folder ``output``. Nothing is written unless the whole input reads."""
     paths = {name: output / f"{name}.spacy" for name in split} if split else {"": output}
-    check_output_is_not_input(input_path, paths.values())
+    check_outputs_are_not_inputs([input_path], paths.values())
     docs, report = conll_to_docs(input_path)
     if spans_key:
         copy_ents_to_spans(docs, spans_key)

@@ -11,7 +11,7 @@ from wasabi import msg
 from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts, pipeline_target
 from ..corpus.docs_io import load_docs
 from ..scorers.bootstrap import paired_bootstrap
-from ._app import app, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
 
 
 def _load_gold(data_path: Path) -> List[Doc]:
@@ -57,6 +57,7 @@ def evaluate_cli(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
+    check_outputs_are_not_inputs([data_path], [output])
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
     nlp = load_pipeline(model, spans_key)
@@ -87,6 +88,7 @@ def compare_cli(
     """Paired bootstrap: how much each pipeline beats the first, with intervals."""
     if len(models) < 2:
         fail("compare needs at least two pipelines: a baseline and one to compare")
+    check_outputs_are_not_inputs([data_path], [output])
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
     counts = []

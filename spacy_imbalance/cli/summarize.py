@@ -8,7 +8,7 @@ import typer
 from wasabi import msg
 
 from ..scorers.evaluation import load_report
-from ._app import app, fail
+from ._app import app, check_outputs_are_not_inputs, fail
 
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -92,6 +92,8 @@ def summarize_cli(
     title: str = typer.Option("Per-type F1", "--title"),
 ) -> None:
     """Mean ± std of macro/micro scores over runs (seeds) with the same name."""
+    # the .json beside --output too: `summarize a.json -o a.md` would replace a.json
+    check_outputs_are_not_inputs(paths, [output, output.with_suffix(".json") if output else None, plot])
     try:
         summary = summarize_reports([load_report(p) for p in sorted(paths)])
     except (OSError, ValueError) as err:

@@ -12,7 +12,7 @@ from ..corpus.conll import ConllFormatError
 from ..corpus.docs_io import load_docs, write_docbin
 from ..corpus.sentences import sentence_docs
 from ..corpus.stats import corpus_stats
-from ._app import check_output_is_not_input, fail
+from ._app import check_outputs_are_not_inputs, fail
 
 
 def read_sentences(path: Path, vocab: Optional[Vocab] = None) -> List[Doc]:
@@ -37,7 +37,7 @@ def transform_file(
     ValueError raised by the transform ends the command with its message."""
     if output.exists() and output.is_dir():
         fail(f"{output} is a folder: give the path of the .spacy file to write")
-    check_output_is_not_input(input_path, [output])
+    check_outputs_are_not_inputs([input_path], [output])
     before = read_sentences(input_path)
     try:
         after = transform(before)

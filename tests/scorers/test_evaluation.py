@@ -158,6 +158,32 @@ def test_evaluation_cli_pipeline_without_ner_is_named(tmp_path, data, command):
     )
 
 
+@pytest.mark.parametrize("option", ["--output", "--plot", "json-beside-output"])
+def test_summarize_cli_refuses_to_overwrite_a_metrics_file(tmp_path, data, option):
+    metrics = tmp_path / "a.json"
+    assert runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, "a", RULES_A), str(data), "-o", str(metrics)]).exit_code == 0
+    before = metrics.read_bytes()
+    # --output a.md also writes a.json beside it
+    target = tmp_path / "a.md" if option == "json-beside-output" else metrics
+    args = ["summarize", str(metrics), "--plot" if option == "--plot" else "--output", str(target)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    written = metrics if option == "json-beside-output" else target
+    assert f"The output {written} is the input {metrics}" in " ".join(result.output.split())
+    assert metrics.read_bytes() == before and not (tmp_path / "a.md").exists()
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_evaluation_cli_refuses_to_overwrite_the_data(tmp_path, data, command):
+    before = data.read_bytes()
+    rules = ruler_pipeline(tmp_path, "a", RULES_A)
+    args = ["evaluate", rules, str(data)] if command == "evaluate" else ["compare", str(data), rules, rules]
+    result = runner.invoke(app, [*args, "--output", str(data)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert f"The output {data} is the input {data}" in " ".join(result.output.split())
+    assert data.read_bytes() == before
+
+
 def test_evaluation_pipeline_target():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="--spans-key"):
