@@ -76,6 +76,8 @@ def missampling_cli(
             )
         except ValueError as err:
             fail(str(err))
+    # the masks depend on p and the seed only: any sampler's results tell
+    _warn_unmasked(next(iter(results.values())), data_path, docs, pipe.cfg["gold_key"])
     header = ("p", *[f"{name} (%)" for name in results])
     rows = [(f"{p:.2f}", *[f"{100 * results[n][i].mean:.3f} ± {100 * results[n][i].std:.3f}" for n in results]) for i, p in enumerate(p_values)]
     msg.divider(f"Missampling rate on {data_path}, {n_seeds} seeds (mean ± std)")
@@ -88,6 +90,32 @@ def missampling_cli(
     if plot is not None:
         _plot(results, plot, str(data_path))
         msg.good(f"Saved the plot to {plot}")
+
+
+def _warn_unmasked(
+    results: List[MissamplingResult], data_path: Path, docs: Sequence[Doc], gold_key: Optional[str]
+) -> None:
+    """Rates over masks that hold no entity are 0 whatever the sampler draws."""
+    if not any(n for result in results for n in result.masked) and not doc_labels(docs, gold_key):
+        where = "" if gold_key is None else f" in doc.spans[{gold_key!r}]"
+        msg.warn(
+            f"{data_path} has no gold entities{where}: nothing could be masked, so every missampling rate "
+            "is 0 by construction and says nothing about the samplers"
+        )
+        return
+    for result in results:
+        n_seeds, n_unmasked = len(result.rates), result.seeds_without_masks
+        if n_unmasked == n_seeds:
+            cause = "p = 0 masks nothing" if result.p == 0 else f"with {n_seeds} seed(s)"
+            msg.warn(
+                f"p={result.p:.2f}: no entity was masked ({cause}), so the missampling rate is 0 by "
+                "construction: there was nothing to missample"
+            )
+        elif n_unmasked:
+            msg.warn(
+                f"p={result.p:.2f}: {n_unmasked} of {n_seeds} seeds masked no entity; their rate of 0 is by "
+                "construction and pulls the mean down (use more data or a larger p)"
+            )
 
 
 def _sampler(name: str, *, rate: float, mu: float, temperature: float, ratio: float) -> NegativeSampler:

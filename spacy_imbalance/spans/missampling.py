@@ -24,6 +24,14 @@ class MissamplingResult(NamedTuple):
     rates: List[float]  # one per seed: masked drawn / drawn over the corpus
     masked_drawn: List[int]
     drawn: List[int]
+    masked: List[int]  # one per seed: the masked entities there were to draw
+
+    @property
+    def seeds_without_masks(self) -> int:
+        """Seeds whose masking left no masked entity (p = 0, or a corpus
+        without entities): their rate is 0 by construction, whatever the
+        sampler does."""
+        return sum(1 for n in self.masked if n == 0)
 
     @property
     def mean(self) -> float:
@@ -34,7 +42,15 @@ class MissamplingResult(NamedTuple):
         return float(numpy.std(self.rates, ddof=1)) if len(self.rates) > 1 else 0.0
 
     def to_dict(self) -> Dict[str, object]:
-        return {"p": self.p, "mean": self.mean, "std": self.std, "rates": self.rates, "masked_drawn": self.masked_drawn, "drawn": self.drawn}
+        return {
+            "p": self.p,
+            "mean": self.mean,
+            "std": self.std,
+            "rates": self.rates,
+            "masked_drawn": self.masked_drawn,
+            "drawn": self.drawn,
+            "masked": self.masked,
+        }
 
 
 def predicted_docs(docs: Sequence[Doc], prepare: Optional[DocsPreparer] = None) -> List[Doc]:
@@ -84,9 +100,10 @@ def measure_missampling(
         predicted = predicted_docs(docs, prepare)
         for p in p_values:
             check_probability(p, name="p")
-            rates, masked_drawn, drawn = [], [], []
+            rates, masked_drawn, drawn, masked = [], [], [], []
             for seed in seeds:
                 examples = masked_examples(predicted, docs, p, seed, pipe.cfg["gold_key"])
+                masked.append(sum(len(eg.reference.spans[MASKED_KEY]) for eg in examples))
                 pipe._generator = make_generator(pipe.model.ops, seed)
                 n_masked = n_drawn = 0
                 for start in range(0, len(examples), batch_size):
@@ -96,7 +113,7 @@ def measure_missampling(
                 rates.append(n_masked / n_drawn if n_drawn else 0.0)
                 masked_drawn.append(n_masked)
                 drawn.append(n_drawn)
-            result = MissamplingResult(float(p), rates, masked_drawn, drawn)
+            result = MissamplingResult(float(p), rates, masked_drawn, drawn, masked)
             results.append(result)
             if progress is not None:
                 progress(result)

@@ -83,6 +83,53 @@ def test_cli_writes_rates_and_plot(data_path, tmp_path):
     assert plot.stat().st_size > 0
 
 
+def test_masked_entities_are_counted_per_seed():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("sampled_spancat", config={"max_span_width": 2})
+    pipe.add_label("PER")
+    pipe.add_label("LOC")
+    docs = gold_docs(nlp.vocab)
+    seeds = [0, 1, 2, 3, 4]
+    results = measure_missampling(pipe, AllNegatives(), docs, [0.0, 0.1, 1.0], seeds, batch_size=2)
+    expected = [[sum(len(d.spans["masked"]) for d in mask_entities(docs, p, seed=s)) for s in seeds] for p in (0.0, 0.1, 1.0)]
+    assert [r.masked for r in results] == expected
+    assert results[0].masked == [0] * 5 and results[0].seeds_without_masks == 5
+    assert results[2].masked == [4] * 5 and results[2].seeds_without_masks == 0
+    assert results[1].to_dict()["masked"] == expected[1]
+
+
+def said(result):
+    return " ".join(result.output.split())
+
+
+def test_cli_warns_when_nothing_was_masked(data_path, tmp_path):
+    """p = 0 masks nothing, so the rate is 0 whatever the sampler draws: it
+    used to be reported like any other."""
+    out = tmp_path / "rates.json"
+    result = CliRunner().invoke(
+        app,
+        ["missampling", str(data_path), "--sampler", "all", "--p", "0", "--p", "0.1", "--p", "0.5",
+         "--seeds", "5", "--max-span-width", "2", "--output", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "p=0.00: no entity was masked (p = 0 masks nothing), so the missampling rate is 0 by construction" in said(result)
+    docs = gold_docs(spacy.blank("en").vocab)
+    unmasked = {p: sum(1 for s in range(5) if not any(d.spans["masked"] for d in mask_entities(docs, p, seed=s))) for p in (0.1, 0.5)}
+    assert 0 < unmasked[0.1] < 5 and unmasked[0.5] == 0  # the data and seeds show both cases
+    assert f"p=0.10: {unmasked[0.1]} of 5 seeds masked no entity; their rate of 0 is by construction" in said(result)
+    assert "p=0.50:" not in said(result)  # no warning where every seed masked something
+    assert srsly.read_json(out)["results"]["all"][0]["masked"] == [0] * 5
+
+
+def test_cli_warns_about_a_corpus_without_entities(tmp_path):
+    path = tmp_path / "no_ents.spacy"
+    vocab = spacy.blank("en").vocab
+    DocBin(docs=[Doc(vocab, words=["nothing", "here"]), Doc(vocab, words=["Kate", "met", "Bob"])]).to_disk(path)
+    result = CliRunner().invoke(app, ["missampling", str(path), "--sampler", "uniform", "--p", "0.5", "--seeds", "2"])
+    assert result.exit_code == 0, result.output
+    assert f"{path} has no gold entities: nothing could be masked, so every missampling rate is 0 by construction" in said(result)
+
+
 def test_cli_needs_a_model_for_model_based_samplers(data_path):
     result = CliRunner().invoke(app, ["missampling", str(data_path), "--sampler", "weighted"])
     assert result.exit_code == 1
