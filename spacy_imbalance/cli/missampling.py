@@ -21,7 +21,7 @@ from ..spans.negatives import (
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..corpus.docs_io import load_docs
 from ..spans.gold import doc_labels
-from ._app import app, fail
+from ._app import app, fail, use_gpu
 
 SAMPLERS = ("all", "uniform", "weighted", "top")
 DEFAULT_P = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -47,8 +47,7 @@ def missampling_cli(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Missampling rate (Eq. 12 of Li et al. 2022): the share of sampled negatives that are masked entities, per masking probability."""
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
+    use_gpu(gpu_id)
     if n_seeds < 1:
         fail(f"--seeds must be >= 1, got {n_seeds}")
     unknown = [name for name in samplers if name not in SAMPLERS]

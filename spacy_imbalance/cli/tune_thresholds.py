@@ -1,7 +1,6 @@
 from pathlib import Path
 from typing import Optional, Sequence
 
-import spacy
 import typer
 from spacy.util import load_model
 from wasabi import msg
@@ -16,7 +15,7 @@ from ..pipeline.tagging.thresholds import (
     search_thresholds,
     set_pipeline_thresholds,
 )
-from ._app import app, fail
+from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
 
 
 @app.command("tune-thresholds")
@@ -43,12 +42,14 @@ def tune_thresholds_cli(
         fail(f"say where the tuned pipeline goes: --output DIR for a tuned copy of {model}, or --in-place to overwrite its thresholds")
     if output is not None and in_place:
         fail("--output and --in-place exclude each other: --in-place saves into MODEL")
+    if output is not None and output.resolve() == model.resolve():
+        fail(f"--output {output} is MODEL itself: use --in-place to save the tuned thresholds into it")
+    check_outputs_are_not_inputs([model, data_path], [output, plot])
     try:
         grid = default_grid(step, setting="--step")
     except ValueError as err:
         fail(str(err))
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
+    use_gpu(gpu_id)
     try:
         docs = load_docs(data_path)
         check_gold(docs, source=str(data_path))
@@ -62,7 +63,6 @@ def tune_thresholds_cli(
         ("dev macro-F1", f"{100 * search.current_macro_f:.1f}", f"{100 * search.best_macro_f:.1f}"),
     ]
     msg.table(rows, header=("", "current", "best on the grid"), aligns=("l", "r", "r"))
-    copy = output is not None and output.resolve() != model.resolve()
     if search.improves:
         set_pipeline_thresholds(nlp, component, search.best)
         target = output if output is not None else model
@@ -70,7 +70,7 @@ def tune_thresholds_cli(
         msg.good(f"Saved the pipeline with tuned thresholds to {target}")
     else:
         msg.warn(_not_improved(search, nlp.get_pipe(component).labels))
-        if copy:
+        if output is not None:
             # a later step reading --output must not find a stale or missing pipeline
             nlp.to_disk(output)
             msg.info(f"Saved an unchanged copy of {model} to {output}")

@@ -164,6 +164,10 @@ def test_cli_needs_output_or_in_place(trained_dir, tmp_path):
     assert "--output DIR" in result.output and "--in-place" in result.output
     result = CliRunner().invoke(app, ["tune-thresholds", str(trained_dir), dev, "--in-place", "-o", str(tmp_path / "x")])
     assert result.exit_code == 1 and "exclude each other" in result.output
+    result = CliRunner().invoke(app, ["tune-thresholds", str(trained_dir), dev, "-o", f"{trained_dir}/../{trained_dir.name}"])
+    assert result.exit_code == 1 and "is MODEL itself: use --in-place" in " ".join(result.output.split())
+    result = CliRunner().invoke(app, ["tune-thresholds", str(trained_dir), dev, "-o", str(tmp_path / "x"), "--plot", dev])
+    assert result.exit_code == 1 and "writing it would destroy the input" in " ".join(result.output.split())
     assert digest(trained_dir) == before and not (tmp_path / "x").exists()
 
 
