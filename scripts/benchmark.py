@@ -20,10 +20,10 @@ e.g. a low-resource study that swaps the train reader for a subset:
 names the runs (<config>-n200-s<seed>), so runs with other overrides sit next
 to them; a finished run counts only with the same overrides.
 
---seed takes one seed or a comma-separated list (--seed 0,1,2). --only
-ner,m50 trains only the listed configs, and a tagged run only when its tag is
-listed too (a quick pass through a whole study; the summary then covers only
-those runs). --tables prints each run's evaluation table (macro, micro and
+--seed takes one seed or a comma-separated list (--seed 0,1,2). --only takes
+run names, comma-separated (ner,sampled_spancat_uniform-m50: <config>, or
+<config>-<tag> for tagged runs) and trains only those (a quick pass through a
+study; the summary then covers only those runs). --tables prints each run's evaluation table (macro, micro and
 per-type scores). --metrics-dir and --training-dir put the runs elsewhere than
 metrics/ and training/ (the demo writes to metrics/demo/ and training/demo/).
 """
@@ -37,14 +37,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-import spacy
 import srsly
 import typer
-from spacy.util import load_config, registry
 
-from spacy_imbalance.corpus._source import sentence_examples
-from spacy_imbalance.scorers.bootstrap import paired_bootstrap_runs
-from spacy_imbalance.scorers.counts import MatchCounts
+# spaCy and the package are imported where they are used: an invocation whose
+# runs --only leaves out returns at once
 
 
 def config_sha(root: Path, config: str) -> str:
@@ -78,14 +75,12 @@ def parse_seeds(values: List[str]) -> List[int]:
 
 
 def selected(configs: List[str], tag: Optional[str], only: str) -> List[str]:
-    """The configs that --only keeps: all when it is empty; otherwise the
-    listed ones, and none when the runs are tagged and the tag is not listed."""
+    """The configs whose runs --only names (<config>, or <config>-<tag> for
+    tagged runs, as in the metrics file names); all when it is empty."""
     names = {name.strip() for name in only.split(",") if name.strip()}
     if not names:
         return list(configs)
-    if tag is not None and tag not in names:
-        return []
-    return [config for config in configs if config in names]
+    return [config for config in configs if run_name(config, tag) in names]
 
 
 def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str]) -> bool:
@@ -105,6 +100,11 @@ def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool, override
 def train_set_size(root: Path, config: str, corpus: str, seed: int, overrides: Dict[str, str]) -> Dict[str, float]:
     """How many examples the config's train reader yields per epoch, against
     the sentences of the plain corpus (paper Table 6's size increase factor)."""
+    import spacy
+    from spacy.util import load_config, registry
+
+    from spacy_imbalance.corpus._source import sentence_examples
+
     train = root / "corpus" / corpus / "train.spacy"
     cfg = load_config(
         root / "configs" / f"{config}.cfg",
@@ -199,14 +199,17 @@ def missampling_record(model: Path) -> dict:
 def compare_with_baseline(folder: Path, configs: List[str], seeds: List[int], baseline: str) -> Tuple[dict, str]:
     """Paired bootstrap of each config against ``baseline``, seeds paired
     (runs read from ``folder``, i.e. metrics/<corpus>)."""
+    from spacy_imbalance.scorers.bootstrap import paired_bootstrap_runs
+    from spacy_imbalance.scorers.counts import MatchCounts
 
-    def counts(config: str) -> List[MatchCounts]:
+    def counts(config: str) -> list:
         return [MatchCounts.from_sparse(srsly.read_json(folder / f"{config}-s{s}.json")["counts"]) for s in seeds]
 
     base = counts(baseline)
+    over_seeds = f"mean difference over seeds {', '.join(map(str, seeds))}" if len(seeds) > 1 else f"seed {seeds[0]}"
     result = {"baseline": baseline, "seeds": seeds, "n_resamples": 1000, "systems": {}}
     lines = [
-        f"Paired bootstrap against `{baseline}` (mean difference over seeds {', '.join(map(str, seeds))}, "
+        f"Paired bootstrap against `{baseline}` ({over_seeds}, "
         "1,000 resamples of the test sentences; in points):",
         "",
         "| system | Δ macro-F1 | 95 % CI | Δ micro-F1 | 95 % CI | resamples not better (macro) |",
@@ -236,7 +239,7 @@ def main(
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Config to compare the others with (paired bootstrap)"),
     sets: List[str] = typer.Option([], "--set", help="Config override KEY=VALUE for every run, e.g. corpora.train.n_sentences=200; {seed} in VALUE is the run's seed"),
     tag: Optional[str] = typer.Option(None, "--tag", help="Run names become <config>-TAG (runs that differ by --set)"),
-    only: str = typer.Option("", "--only", help="Comma-separated configs (and tags) to run, e.g. ner,m50; empty: all"),
+    only: str = typer.Option("", "--only", help="Comma-separated run names to train, e.g. ner,ner-m50 (<config> or <config>-<tag>); empty: all"),
     tables: bool = typer.Option(False, "--tables", help="Print each run's evaluation table (macro, micro, per type)"),
     metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir", help="Folder (in --root) for metrics/<corpus>/ files"),
     training_dir: Path = typer.Option(Path("training"), "--training-dir", help="Folder (in --root) for the trained pipelines"),
@@ -263,6 +266,8 @@ def main(
         else:
             todo.append((label, corpus, config, seed))
 
+    from spacy_imbalance.cli.summarize import summarize_cli  # prints the table, writes .md, .json and the plot
+
     lock = threading.Lock()
 
     def work(item: Tuple[str, str, str, int]) -> None:
@@ -288,11 +293,7 @@ def main(
         out = folder / f"{summary}.md"
         over = f"mean of {len(seeds)} seeds" if len(seeds) > 1 else f"seed {seeds[0]}"
         plot = folder / ("per_type_f1.png" if summary == "summary" else f"{summary}_per_type_f1.png")
-        subprocess.run(
-            [sys.executable, "-m", "spacy_imbalance", "summarize", *files, "--output", str(out),
-             "--plot", str(plot), "--title", f"Per-type F1 on {corpus} test ({over})"],
-            check=True,
-        )
+        summarize_cli([Path(f) for f in files], output=out, plot=plot, title=f"Per-type F1 on {corpus} test ({over})")
         if baseline is not None and len(configs) > 1:
             names = [run_name(cfg, tag) for cfg in configs]
             result, table = compare_with_baseline(folder, names, seeds, run_name(baseline, tag))

@@ -112,7 +112,7 @@ def main(
     repeats: int = typer.Option(3, "--repeats", help="Inference passes; the fastest counts"),
     seed: int = typer.Option(0, "--seed"),
     profile: bool = typer.Option(False, "--profile", help="Write cProfile top functions of each training run"),
-    only: str = typer.Option("", "--only", help="Comma-separated configs to measure (a quick pass); empty: all"),
+    only: str = typer.Option("", "--only", help="Comma-separated configs to measure (a quick pass, as benchmark.py --only); empty: all"),
     child: str = typer.Option("", "--child", hidden=True),
     child_args: str = typer.Option("", "--child-args", hidden=True),
 ) -> None:

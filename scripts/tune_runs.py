@@ -67,7 +67,7 @@ def main(
     step: float = typer.Option(0.05, "--step", help="Threshold grid step"),
     gpu_id: int = typer.Option(-1, "--gpu-id"),
     summary: Optional[str] = typer.Option(None, "--summary", help="Also write metrics/<corpus>/NAME.md: untuned and tuned runs side by side"),
-    only: str = typer.Option("", "--only", help="Comma-separated configs (and tags) to tune, as benchmark.py --only; empty: all"),
+    only: str = typer.Option("", "--only", help="Comma-separated run names to tune, as benchmark.py --only; empty: all"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     seeds = parse_seeds(seed_values)

@@ -37,10 +37,10 @@ def test_benchmark_seed_lists_and_only():
         benchmark.parse_seeds(["a"])
     configs = ["ner", "spancat", "token_ner"]
     assert benchmark.selected(configs, None, "") == configs and benchmark.selected(configs, "m50", " ") == configs
-    # listed configs only; tagged runs only when the tag is listed too
-    assert benchmark.selected(configs, None, "token_ner,ner,m50") == ["ner", "token_ner"]
-    assert benchmark.selected(configs, "m50", "ner,m50") == ["ner"]
-    assert benchmark.selected(configs, "m30", "ner,m50") == []
+    # run names, as in the metrics files: <config>, or <config>-<tag> for tagged runs
+    assert benchmark.selected(configs, None, "token_ner,ner,spancat-m50") == ["ner", "token_ner"]
+    assert benchmark.selected(configs, "m50", "ner,spancat-m50") == ["spancat"]
+    assert benchmark.selected(configs, "m30", "ner,spancat-m50") == []
 
 
 def test_tune_runs_skips_only_the_same_training_run(tmp_path):
