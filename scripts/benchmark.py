@@ -23,9 +23,10 @@ to them; a finished run counts only with the same overrides.
 --seed takes one seed or a comma-separated list (--seed 0,1,2). --only takes
 run names, comma-separated (ner,sampled_spancat_uniform-m50: <config>, or
 <config>-<tag> for tagged runs) and trains only those (a quick pass through a
-study; the summary then covers only those runs). --tables prints each run's evaluation table (macro, micro and
-per-type scores). --metrics-dir and --training-dir put the runs elsewhere than
-metrics/ and training/ (the demo writes to metrics/demo/ and training/demo/).
+study; the summary then covers only those runs). --tables prints each run's
+evaluation table (macro, micro and per-type scores). --metrics-dir and
+--training-dir put the runs elsewhere than metrics/ and training/ (the demo
+writes to metrics/demo/ and training/demo/).
 """
 import hashlib
 import os
@@ -283,7 +284,8 @@ def main(
 
     def work(item: Tuple[str, str, str, int]) -> None:
         label, corpus, config, seed = item
-        print(f"{label}: training ...", flush=True)
+        with lock:
+            print(f"{label}: training ...", flush=True)
         report, table = run_one(
             corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir
         )
