@@ -155,21 +155,10 @@ def run_one(
     ]
     # one thread per run: parallel runs share the cores instead of fighting over them
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    timing: Dict[str, float] = {}
-
-    def train() -> None:
-        start = time.perf_counter()
-        with log.open("w", encoding="utf8") as out:
-            timing["code"] = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        timing["seconds"] = time.perf_counter() - start
-
-    trainer = threading.Thread(target=train)
-    trainer.start()
-    try:  # while it trains: how many examples its train reader yields
-        size = train_set_size(root, config, corpus, seed, overrides)
-    finally:
-        trainer.join()
-    code, train_seconds = timing.get("code", -1), timing.get("seconds", 0.0)
+    start = time.perf_counter()
+    with log.open("w", encoding="utf8") as out:
+        code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    train_seconds = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"Training {corpus} {config} seed {seed} failed ({code}); see {log}")
     eval_cmd = [
@@ -188,7 +177,8 @@ def run_one(
             "overrides": overrides,
             "gpu_id": gpu_id,
             "train_seconds": train_seconds,
-            **size,
+            # counted after training, so that it never takes a core from the timed runs
+            **train_set_size(root, config, corpus, seed, overrides),
             **missampling_record(train_dir / "model-last"),
         }
     )
