@@ -26,7 +26,11 @@ run names, comma-separated (ner,sampled_spancat_uniform-m50: <config>, or
 study; the summary then covers only those runs). --tables prints each run's
 evaluation table (macro, micro and per-type scores). --metrics-dir and
 --training-dir put the runs elsewhere than metrics/ and training/ (the demo
-writes to metrics/demo/ and training/demo/).
+writes to metrics/demo/ and training/demo/). --equal-epochs trains each run
+for max_steps x its train reader's word factor (words per epoch against the
+plain corpus; the batcher batches by words): a corpus resampled to twice the
+words then gets twice the steps, the same number of epochs, as the resampling
+paper's fixed-epoch training.
 """
 import hashlib
 import os
@@ -84,7 +88,9 @@ def selected(configs: List[str], tag: Optional[str], only: str) -> List[str]:
     return [config for config in configs if run_name(config, tag) in names]
 
 
-def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str]) -> bool:
+def is_done(
+    metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str], budget: str = "steps"
+) -> bool:
     """Whether a run's metrics are there for this config, budget and overrides
     (and hold the per-sentence counts when a paired comparison will need them)."""
     if not metrics.exists():
@@ -93,6 +99,7 @@ def is_done(metrics: Path, sha: str, max_steps: int, need_counts: bool, override
     fresh = (
         report.get("config_sha256") == sha
         and report.get("max_steps") == max_steps
+        and report.get("budget", "steps") == budget
         and report.get("overrides", {}) == overrides
     )
     return fresh and ("counts" in report or not need_counts)
@@ -115,9 +122,19 @@ def train_set_size(root: Path, config: str, corpus: str, seed: int, overrides: D
     nlp = spacy.blank(cfg["nlp"]["lang"])
     reader = registry.resolve({"train": cfg["corpora"]["train"]})["train"]
     plain = registry.resolve({"c": {"@readers": "spacy.Corpus.v1", "path": str(train), "gold_preproc": True}})["c"]
-    n_examples = sum(1 for _ in reader(nlp))
-    n_sentences = len(sentence_examples(plain, nlp))
-    return {"train_examples": n_examples, "train_sentences": n_sentences, "size_factor": n_examples / n_sentences}
+    n_examples = n_words = 0
+    for example in reader(nlp):
+        n_examples += 1
+        n_words += len(example.reference)
+    sentences = sentence_examples(plain, nlp)
+    plain_words = sum(len(eg.reference) for eg in sentences)
+    return {
+        "train_examples": n_examples,
+        "train_sentences": len(sentences),
+        "size_factor": n_examples / len(sentences),
+        # the batcher batches by words, so an epoch's steps scale with the words
+        "word_factor": n_words / max(plain_words, 1),
+    }
 
 
 def overrides_for_load(overrides: Dict[str, str]) -> Dict[str, object]:
@@ -134,10 +151,17 @@ def overrides_for_load(overrides: Dict[str, str]) -> Dict[str, object]:
 
 def run_one(
     corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
-    overrides: Dict[str, str], name: str, metrics_dir: Path, training_dir: Path,
+    overrides: Dict[str, str], name: str, metrics_dir: Path, training_dir: Path, budget: str = "steps",
 ) -> Tuple[dict, str]:
     """Train and evaluate one run; the metrics report and the printed
-    evaluation table."""
+    evaluation table. With ``budget="epochs"`` the run trains for
+    max_steps x the word factor of its train reader: as many epochs as
+    ``max_steps`` gives the plain corpus (the resampling paper fixes epochs)."""
+    size = None
+    train_steps = max_steps
+    if budget == "epochs":
+        size = train_set_size(root, config, corpus, seed, overrides)
+        train_steps = max(1, round(max_steps * size["word_factor"]))
     train_dir = root / training_dir / corpus / f"{name}-s{seed}"
     metrics = root / metrics_dir / corpus / f"{name}-s{seed}.json"
     data = root / "corpus" / corpus
@@ -149,7 +173,7 @@ def run_one(
         "--paths.train", str(data / "train.spacy"),
         "--paths.dev", str(data / "dev.spacy"),
         "--system.seed", str(seed),
-        "--training.max_steps", str(max_steps),
+        "--training.max_steps", str(train_steps),
         "--gpu-id", str(gpu_id),
         *[arg for key, value in with_seed(overrides, seed).items() for arg in (f"--{key}", value)],
     ]
@@ -174,11 +198,13 @@ def run_one(
             "config_sha256": config_sha(root, config),
             "seed": seed,
             "max_steps": max_steps,
+            "budget": budget,
+            "train_steps": train_steps,
             "overrides": overrides,
             "gpu_id": gpu_id,
             "train_seconds": train_seconds,
             # counted after training, so that it never takes a core from the timed runs
-            **train_set_size(root, config, corpus, seed, overrides),
+            **(size or train_set_size(root, config, corpus, seed, overrides)),
             **missampling_record(train_dir / "model-last"),
         }
     )
@@ -245,12 +271,17 @@ def main(
     tables: bool = typer.Option(False, "--tables", help="Print each run's evaluation table (macro, micro, per type)"),
     metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir", help="Folder (in --root) for metrics/<corpus>/ files"),
     training_dir: Path = typer.Option(Path("training"), "--training-dir", help="Folder (in --root) for the trained pipelines"),
+    equal_epochs: bool = typer.Option(
+        False, "--equal-epochs",
+        help="Scale each run's steps by its train reader's word factor, so that a resampled corpus gets as many epochs as the plain corpus gets from --max-steps",
+    ),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
 ) -> None:
     if baseline is not None and baseline not in configs:
         raise typer.BadParameter(f"--baseline {baseline!r} is not one of the --config values {configs}")
     seeds = parse_seeds(seed_values)
+    budget = "epochs" if equal_epochs else "steps"
     overrides = parse_sets(sets)
     configs = selected(configs, tag, only)
     if not configs:
@@ -263,7 +294,7 @@ def main(
     for i, (corpus, config, seed) in enumerate(runs, start=1):
         metrics = root / metrics_dir / corpus / f"{run_name(config, tag)}-s{seed}.json"
         label = f"[{i}/{len(runs)}] {corpus} {run_name(config, tag)} seed {seed}"
-        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides):
+        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides, budget):
             print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
         else:
             todo.append((label, corpus, config, seed))
@@ -277,14 +308,15 @@ def main(
         with lock:
             print(f"{label}: training ...", flush=True)
         report, table = run_one(
-            corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir
+            corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir,
+            budget,
         )
         with lock:  # parallel runs print whole tables, one at a time
             if tables:
                 print(table, flush=True)
             print(
                 f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
-                f"size x{report['size_factor']:.2f} ({report['train_seconds']:.0f} s)",
+                f"size x{report['size_factor']:.2f}, {report['train_steps']} steps ({report['train_seconds']:.0f} s)",
                 flush=True,
             )
 

@@ -15,9 +15,12 @@ Reduction, the same for every loss here (``TokenLoss.compute``):
   Class weights (WCE, focal ``alpha``) rescale per-token losses only: the mean
   is over tokens, not over the sum of the weights.
 * ``DiceLoss`` is a ratio, so it is scale-free: it ignores ``normalizer``.
-* ``MoMLoss`` divides both of its terms by the normalizer of the full batch
-  (MoM paper Eq. 1 divides the O-only sum by M, the sentence length), so
-  over dice its extra term is simply dice over the O tokens.
+* ``MoMLoss`` (v1) divides both of its terms by the normalizer of the full
+  batch, so over dice its extra term is simply dice over the O tokens.
+  ``MoMLossV2`` (v2) divides the O-only term as the paper's Eq. 1 and 3 do,
+  by N·M: N sentences in the batch, each padded to M = ``max_length`` tokens
+  (the longest sentence of the dataset, 128 in the paper), not by the batch's
+  token count; it needs the sentence lengths (``compute_sequences``).
 * A batch with no non-missing tokens gives loss 0.0 and a zero gradient.
 
 ``AUCMarginLoss`` (``auc_margin.py``) is not a token loss: it takes sigmoid
@@ -38,7 +41,7 @@ from .cross_entropy import (
 )
 from .dice import DiceLoss, configure_dice_loss_v1
 from .focal import FocalLoss, configure_focal_loss_v1
-from .mom import MoMLoss, configure_mom_loss_v1
+from .mom import MoMLoss, MoMLossV2, configure_mom_loss_v1, configure_mom_loss_v2
 
 __all__ = [
     "TokenLoss",
@@ -47,6 +50,7 @@ __all__ = [
     "FocalLoss",
     "DiceLoss",
     "MoMLoss",
+    "MoMLossV2",
     "AUCMarginLoss",
     "AUCMarginResult",
     "configure_cross_entropy_v1",
@@ -54,5 +58,6 @@ __all__ = [
     "configure_focal_loss_v1",
     "configure_dice_loss_v1",
     "configure_mom_loss_v1",
+    "configure_mom_loss_v2",
     "configure_auc_margin_loss_v1",
 ]

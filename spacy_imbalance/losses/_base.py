@@ -62,6 +62,18 @@ class TokenLoss(Loss[Floats2d, Ints1d, Floats2d, float]):
         return 1.0 because they ignore the normalizer anyway."""
         return 1.0
 
+    # Whether the reduction needs the batch's sequences (``compute_sequences``),
+    # not just its token rows: a component whose rows are not tokens of
+    # sentences (sampled_spancat scores spans) must refuse such a loss.
+    per_sequence = False
+
+    def compute_sequences(self, logits: Floats2d, truths: Ints1d, lengths: Sequence[int]) -> Tuple[Floats2d, float]:
+        """``compute`` for a batch of sequences whose token rows are
+        concatenated in order, ``lengths`` rows each. The token components
+        call this; a loss that averages per sentence overrides it, the others
+        ignore the lengths."""
+        return self.compute(logits, truths)
+
     @property
     def needs_class_counts(self) -> bool:
         """Whether ``initialize`` must be called with training class counts."""

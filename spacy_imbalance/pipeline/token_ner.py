@@ -174,8 +174,13 @@ class TokenNER(ClassCountedPipe):
             [gold_tag_ids(eg, tag_index, self.cfg["tag_scheme"]) for eg in examples]
         )
         lengths = ops.asarray1i([len(s) for s in scores])
-        # thinc losses return (grad, loss): tagger.pyx does the same swap
-        d_flat, loss = self.loss(ops.flatten(scores), ops.asarray1i(truths))
+        # thinc losses return (grad, loss): tagger.pyx does the same swap.
+        # The lengths let a loss average per sentence (MoMLoss.v2).
+        flat, gold = ops.flatten(scores), ops.asarray1i(truths)
+        if hasattr(self.loss, "compute_sequences"):
+            d_flat, loss = self.loss.compute_sequences(flat, gold, [len(s) for s in scores])
+        else:  # any thinc loss with the package's initialize protocol
+            d_flat, loss = self.loss(flat, gold)
         return float(loss), ops.unflatten(d_flat, lengths)
 
     def initialize(

@@ -7,6 +7,9 @@ decoded by Algorithm 1 of the AUC maximization paper.
     factory = "two_task_ner"
     loss_mode = "auc"        # "bce" (CE-2T) or "compositional" (COMAUC-2T)
     lambda_ = 100.0          # AUC_M(en) + lambda_ * AUC_M(be), Eq. 4
+    en_threshold = null      # null: fitted on held-out training sentences
+    be_threshold = null      # (tagging/fitted_thresholds.py); a number fixes it
+    threshold_holdout = 0.1  # share of training sentences set aside for that
 """
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple
@@ -24,7 +27,9 @@ from ..losses._base import check_setting
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, keep_preset
+from .tagging.fitted_thresholds import FALLBACK, ScoreHistograms, is_held_out
 from .tagging.two_task import (
+    MISSING,
     HeadLayout,
     Typing,
     decide,
@@ -58,8 +63,9 @@ Scores = List[Floats2d]
         "typed": True,
         "typing": "one_vs_all",
         "untyped_label": "ENTITY",
-        "en_threshold": 0.5,
-        "be_threshold": 0.5,
+        "en_threshold": None,
+        "be_threshold": None,
+        "threshold_holdout": 0.1,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights=ENTS_SCORE_WEIGHTS,
@@ -75,8 +81,9 @@ def make_two_task_ner(
     typed: bool,
     typing: Typing,
     untyped_label: str,
-    en_threshold: float,
-    be_threshold: float,
+    en_threshold: Optional[float],
+    be_threshold: Optional[float],
+    threshold_holdout: float,
     scorer: Optional[Callable],
 ) -> "TwoTaskNER":
     return TwoTaskNER(
@@ -91,6 +98,7 @@ def make_two_task_ner(
         untyped_label=untyped_label,
         en_threshold=en_threshold,
         be_threshold=be_threshold,
+        threshold_holdout=threshold_holdout,
         scorer=scorer,
     )
 
@@ -99,7 +107,9 @@ class TwoTaskNER(LabelledEntityPipe):
     """Entity-token and begin-token heads on a shared tok2vec.
 
     ``cfg`` holds the labels, the typing, the loss settings and the decision
-    thresholds (which ``spacy-imbalance tune-thresholds`` rewrites)."""
+    thresholds: fixed ones (a number; ``spacy-imbalance tune-thresholds``
+    writes them) or, where a threshold is None, the one fitted during training
+    on the held-out sentences' scores (``thresholds``)."""
 
     factory = "two_task_ner"
 
@@ -115,8 +125,9 @@ class TwoTaskNER(LabelledEntityPipe):
         period: int = 1,
         typing: Typing = "one_vs_all",
         untyped_label: str = "ENTITY",
-        en_threshold: float = 0.5,
-        be_threshold: float = 0.5,
+        en_threshold: Optional[float] = None,
+        be_threshold: Optional[float] = None,
+        threshold_holdout: float = 0.1,
         scorer: Optional[Callable] = None,
     ) -> None:
         prefix = f"two_task_ner '{name}'"
@@ -134,6 +145,11 @@ class TwoTaskNER(LabelledEntityPipe):
         if period < 1:
             raise ValueError(f"{prefix}: period (steps per phase of the compositional mode) must be >= 1, got {period}")
         check_thresholds(en_threshold, be_threshold, prefix)
+        check_setting(
+            "threshold_holdout", threshold_holdout, low=0, high=0.5,
+            note=" (the share of training sentences set aside to fit the thresholds; 0 fits them on the training scores)",
+            prefix=f"{prefix}: ",
+        )
         check_name(untyped_label, "untyped_label", prefix, what="label", optional=False)
         self.vocab = vocab
         self.model = model
@@ -149,8 +165,20 @@ class TwoTaskNER(LabelledEntityPipe):
             "untyped_label": untyped_label,
             "en_threshold": en_threshold,
             "be_threshold": be_threshold,
+            "threshold_holdout": threshold_holdout,
+            # the held-out score histograms and the thresholds fitted on them
+            "score_histograms": None,
+            "fitted_thresholds": None,
         }
         self._step = 0
+
+    @property
+    def thresholds(self) -> Tuple[float, float]:
+        """The (entity, begin) thresholds the decoder uses: each fixed one, or
+        the fitted one (0.5 before any training)."""
+        fitted = self.cfg.get("fitted_thresholds") or (FALLBACK, FALLBACK)
+        en, be = self.cfg["en_threshold"], self.cfg["be_threshold"]
+        return (float(fitted[0]) if en is None else float(en), float(fitted[1]) if be is None else float(be))
 
     @property
     def layout(self) -> HeadLayout:
@@ -171,7 +199,7 @@ class TwoTaskNER(LabelledEntityPipe):
         ops = self.model.ops
         for doc, doc_scores in zip(docs, scores):
             h, type_log_probs = self.decision_inputs(ops.to_numpy(doc_scores))
-            spans = make_spans(doc, self.decode(doc, h, type_log_probs, self.cfg["en_threshold"], self.cfg["be_threshold"]))
+            spans = make_spans(doc, self.decode(doc, h, type_log_probs, *self.thresholds))
             doc.set_ents(keep_preset(doc, spans), default="outside")
 
     def decision_inputs(self, scores: numpy.ndarray) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
@@ -216,7 +244,7 @@ class TwoTaskNER(LabelledEntityPipe):
             return losses
         set_dropout_rate(self.model, drop)
         scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
-        loss, d_scores, auc = self._loss(examples, scores)
+        loss, d_scores, auc = self._loss(examples, scores, fit_thresholds=True)
         backprop(d_scores)
         if auc is not None:
             self._apply_auc_step(auc)
@@ -241,12 +269,21 @@ class TwoTaskNER(LabelledEntityPipe):
         loss, d_scores, _ = self._loss(examples, scores)
         return loss, d_scores
 
-    def _loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores, Optional[AUCMarginResult]]:
+    def _loss(
+        self, examples: Iterable[Example], scores: Scores, *, fit_thresholds: bool = False
+    ) -> Tuple[float, Scores, Optional[AUCMarginResult]]:
+        """The held-out sentences (``threshold_holdout``) get no loss; with
+        ``fit_thresholds`` their scores go into the threshold histograms."""
         examples = list(examples)
         validate_examples(examples, "TwoTaskNER.get_loss")
         ops = self.model.ops
         layout = self.layout
         targets = [token_targets(eg, self.labels, layout) for eg in examples]
+        held_out = self._held_out(examples)
+        if fit_thresholds and self._fits_thresholds:
+            self._add_scores(scores, targets, held_out)
+        if held_out is not None:
+            targets = [_all_missing(t) if out else t for t, out in zip(targets, held_out)]
         flat = ops.flatten(scores)
         d_flat = ops.alloc2f(*flat.shape)
         phase = self.phase
@@ -276,6 +313,32 @@ class TwoTaskNER(LabelledEntityPipe):
             loss += type_loss
         return float(loss), ops.unflatten(d_flat, ops.asarray1i([len(s) for s in scores])), auc
 
+    @property
+    def _fits_thresholds(self) -> bool:
+        return self.cfg["en_threshold"] is None or self.cfg["be_threshold"] is None
+
+    def _held_out(self, examples: Sequence[Example]) -> Optional[List[bool]]:
+        share = self.cfg["threshold_holdout"]
+        if not self._fits_thresholds or share == 0:
+            return None
+        return [is_held_out(eg.reference.text, share) for eg in examples]
+
+    def _add_scores(self, scores: Scores, targets: list, held_out: Optional[List[bool]]) -> None:
+        """Count the task scores of the held-out docs (every doc when nothing
+        is held out) and refit the thresholds."""
+        ops = self.model.ops
+        layout = self.layout
+        keep = [i for i in range(len(targets)) if held_out is None or held_out[i]]
+        keep = [i for i in keep if len(targets[i][0])]
+        if not keep:
+            return
+        h = _sigmoid(ops.xp, ops.xp.concatenate([scores[i][:, layout.tasks] for i in keep]))
+        tasks = ops.asarray2i(numpy.concatenate([targets[i][0] for i in keep]))
+        histograms = ScoreHistograms.from_cfg(self.cfg["score_histograms"])
+        histograms.add(ops, h, tasks, layout.n_pairs)
+        self.cfg["score_histograms"] = histograms.to_cfg()
+        self.cfg["fitted_thresholds"] = list(histograms.thresholds())
+
     def _apply_auc_step(self, auc: AUCMarginResult) -> None:
         """a and b get their gradients (the optimizer updates them with the
         other weights); alpha takes its projected ascent step."""
@@ -299,6 +362,8 @@ class TwoTaskNER(LabelledEntityPipe):
         self.model.get_ref("auc_params").set_dim("nT", layout.n_tasks)
         self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), layout.width) for doc in docs])
         self._step = 0
+        self.cfg["score_histograms"] = None
+        self.cfg["fitted_thresholds"] = None
 
     def set_thresholds(self, en_threshold: float, be_threshold: float) -> None:
         check_thresholds(en_threshold, be_threshold, f"two_task_ner '{self.name}'")
@@ -311,10 +376,19 @@ def _sigmoid(xp: Any, x):
     return 0.5 * (1.0 + xp.tanh(0.5 * x))
 
 
-def check_thresholds(en_threshold: float, be_threshold: float, prefix: str) -> None:
+def _all_missing(targets: tuple) -> tuple:
+    return tuple(numpy.full_like(t, MISSING) for t in targets)
+
+
+def check_thresholds(en_threshold: Optional[float], be_threshold: Optional[float], prefix: str) -> None:
     for setting, value in (("en_threshold", en_threshold), ("be_threshold", be_threshold)):
-        if not 0.0 < value < 1.0:
-            raise ValueError(f"{prefix}: {setting} is a decision threshold on a sigmoid score, in (0, 1); got {value}")
+        if value is None:  # fitted during training
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
+            raise ValueError(
+                f"{prefix}: {setting} is a decision threshold on a sigmoid score, in (0, 1), or null to fit it "
+                f"on held-out training sentences; got {value!r}"
+            )
 
 
 def _softmax_ce(ops: Any, logits: Floats2d, gold) -> Tuple[float, Floats2d]:

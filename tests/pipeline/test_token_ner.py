@@ -29,6 +29,7 @@ LOSSES = {
     "dice": {"@losses": "spacy-imbalance.DiceLoss.v1", "alpha": 0.1, "gamma": 1.0},
     "mom": {"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 0.3, "base": {"@losses": "spacy-imbalance.CrossEntropy.v1"}},
     "mom_focal": {"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 0.3, "base": {"@losses": "spacy-imbalance.FocalLoss.v1"}},
+    "mom_v2": {"@losses": "spacy-imbalance.MoMLoss.v2", "lambda_": 0.3, "max_length": 16},
 }
 
 

@@ -392,3 +392,75 @@ def test_preset_entities_are_kept(trained):
     doc = nlp.get_pipe(NAME)(doc)
     person = "ENTITY" if typing == "untyped" else "PER"
     assert [(e.text, e.label_) for e in doc.ents] == [("Kate Bush", person), ("New York", "CITY")]
+
+
+def held_out_texts(share: float, n: int):
+    from spacy_imbalance.pipeline.tagging.fitted_thresholds import is_held_out
+
+    texts = [f"Kate met Bush in Paris on day {i} ." for i in range(200)]
+    out = [t for t in texts if is_held_out(t, share)][:n]
+    kept = [t for t in texts if not is_held_out(t, share)][:n]
+    return out, kept
+
+
+def kate_example(nlp, text):
+    return Example.from_dict(nlp.make_doc(text), {"entities": [(0, 4, "PER"), (9, 13, "PER"), (17, 22, "LOC")]})
+
+
+@pytest.mark.parametrize("loss_mode", LOSS_MODES)
+def test_held_out_sentences_get_no_gradient(loss_mode):
+    nlp = make_nlp("type_head", loss_mode=loss_mode, threshold_holdout=0.2)
+    (out,), (kept,) = held_out_texts(0.2, 1)
+    examples = [kate_example(nlp, out), kate_example(nlp, kept)]
+    nlp.initialize(get_examples=lambda: examples)
+    ner = nlp.get_pipe(NAME)
+    scores = ner.model.predict([eg.predicted for eg in examples])
+    _, d_scores = ner.get_loss(examples, scores)
+    d_out, d_kept = (ner.model.ops.to_numpy(d) for d in d_scores)
+    assert numpy.all(d_out == 0) and numpy.any(d_kept != 0)
+    # fixed thresholds: nothing is fitted, so nothing is held out
+    ner.set_thresholds(0.5, 0.5)
+    _, d_scores = ner.get_loss(examples, scores)
+    assert numpy.any(ner.model.ops.to_numpy(d_scores[0]) != 0)
+
+
+def test_thresholds_are_fitted_on_held_out_sentences_and_saved(tmp_path):
+    nlp = make_nlp("type_head", threshold_holdout=0.3)
+    out, kept = held_out_texts(0.3, 4)
+    examples = [kate_example(nlp, t) for t in out + kept]
+    ner = nlp.get_pipe(NAME)
+    assert ner.thresholds == (0.5, 0.5) and ner.cfg["fitted_thresholds"] is None
+    train(nlp, examples, n_iter=30)
+    histograms = ner.cfg["score_histograms"]
+    # 4 held-out sentences x 3 single-token entities: each update counts
+    # those 12 entity tokens (never the trained ones), earlier updates decayed
+    from spacy_imbalance.pipeline.tagging.fitted_thresholds import DECAY
+
+    assert sum(histograms["entity"][1]) == pytest.approx(12 * (1 - DECAY**30) / (1 - DECAY), rel=1e-4)
+    assert ner.thresholds == tuple(ner.cfg["fitted_thresholds"])
+    assert all(0 < t < 1 for t in ner.thresholds)
+    nlp.to_disk(tmp_path / "model")
+    again = spacy.load(tmp_path / "model")
+    assert again.get_pipe(NAME).thresholds == ner.thresholds
+    texts = NEW_TEXTS + out
+    assert pred_ents(again.pipe(texts)) == pred_ents(nlp.pipe(texts))
+
+
+def test_fixed_thresholds_are_not_refitted():
+    nlp = make_nlp("one_vs_all", en_threshold=0.4, be_threshold=0.6)
+    examples = make_examples(nlp)
+    train(nlp, examples, n_iter=5)
+    ner = nlp.get_pipe(NAME)
+    assert ner.thresholds == (0.4, 0.6) and ner.cfg["score_histograms"] is None
+    # one fixed, one fitted
+    nlp = make_nlp("one_vs_all", en_threshold=0.4, threshold_holdout=0.0)
+    train(nlp, make_examples(nlp), n_iter=5)
+    ner = nlp.get_pipe(NAME)
+    assert ner.thresholds[0] == 0.4 and ner.cfg["fitted_thresholds"] is not None
+
+
+@pytest.mark.parametrize("value", [-0.1, 0.6, float("nan")])
+def test_threshold_holdout_is_validated(value):
+    nlp = spacy.blank("en")
+    with pytest.raises(Exception, match="threshold_holdout"):
+        nlp.add_pipe(NAME, config={"threshold_holdout": value})

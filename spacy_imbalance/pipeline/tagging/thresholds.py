@@ -114,7 +114,8 @@ def search_thresholds(
         macro_f[i, j] = score(grid[i], grid[j])
     # ties go to the first pair in grid order (the lowest thresholds)
     i, j = numpy.unravel_index(int(macro_f.argmax()), macro_f.shape)
-    current = (float(component.cfg["en_threshold"]), float(component.cfg["be_threshold"]))
+    # fixed or fitted during training: what the component decodes with now
+    current = tuple(float(t) for t in component.thresholds)
     return ThresholdSearch(grid, macro_f, (grid[i], grid[j]), float(macro_f[i, j]), current, float(score(*current)))
 
 
