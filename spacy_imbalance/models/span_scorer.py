@@ -7,6 +7,8 @@ sampling must not run them as one block: ``sampled_spancat`` runs
 ``tok2vec`` once, may score *all* candidates without gradient (weighted
 sampler) or take their representations (Top-Neg), and then runs ``head``
 (= ``span_repr`` >> ``scorer``) with gradient on the selected spans only.
+``scorer`` is ``hidden`` (Maxout, LayerNorm, dropout) >> ``output_layer``;
+Top-Neg v2 takes the ``hidden`` output of every candidate.
 
 Called as a whole (``model.predict(docs)``), it scores every candidate of
 width 1..``attrs["max_span_width"]`` (set by the component) and returns
@@ -60,14 +62,22 @@ def build_span_scorer_v1(
         raise ValueError(f"SpanScorer.v1: dropout must be in [0, 1), got {dropout!r}")
     span_repr = build_span_representation(representation, width_embedding)
     output_layer = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
-    scorer = chain(Maxout(nO=hidden_width, nP=maxout_pieces, dropout=dropout, normalize=True), output_layer)
+    hidden = Maxout(nO=hidden_width, nP=maxout_pieces, dropout=dropout, normalize=True)
+    scorer = chain(hidden, output_layer)
     head = chain(span_repr, scorer)
     return Model(
         "span_scorer",
         forward,
         init=init,
         layers=[tok2vec, head],
-        refs={"tok2vec": tok2vec, "head": head, "span_repr": span_repr, "scorer": scorer, "output_layer": output_layer},
+        refs={
+            "tok2vec": tok2vec,
+            "head": head,
+            "span_repr": span_repr,
+            "scorer": scorer,
+            "hidden": hidden,
+            "output_layer": output_layer,
+        },
         attrs={"max_span_width": None, "head_dropout": dropout},
     )
 

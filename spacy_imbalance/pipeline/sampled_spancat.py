@@ -159,6 +159,12 @@ class SampledSpanCategorizer(ClassCountedPipe):
                 f"sampled_spancat '{name}': loss must be a loss from spacy_imbalance.losses "
                 f'(e.g. @losses = "spacy-imbalance.CrossEntropy.v1"), got {type(loss).__name__}'
             )
+        if loss.per_sequence:
+            # its rows are spans, not the tokens of sentences it could average over
+            raise ValueError(
+                f"sampled_spancat '{name}': loss {type(loss).__name__} averages over sentences of tokens "
+                "(e.g. MoMLoss.v2), which does not apply to span rows; use MoMLoss.v1 or another token loss"
+            )
         for setting, key in (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key)):
             check_name(key, setting, f"sampled_spancat '{name}'")
         if masked_key is not None and masked_key in (gold_key, spans_key):
@@ -309,7 +315,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         docs = [eg.predicted for eg in examples]
         ops = self.model.ops
         X = ops.alloc2f(0, 0)
-        if (self.negatives.needs_probs or self.negatives.needs_vectors) and any(len(doc) for doc in docs):
+        if self.negatives.needs_model and any(len(doc) for doc in docs):
             tok2vec = self.model.get_ref("tok2vec")
             # outside training a Tok2VecListener reads doc.tensor and returns
             # zeros where it is unset: the samplers would see no token at all
@@ -344,7 +350,23 @@ class SampledSpanCategorizer(ClassCountedPipe):
             batch = batch._replace(probs=_softmax(self.model.ops.xp, self.model.get_ref("head").predict(span_input)))
         if self.negatives.needs_vectors and len(candidates):
             batch = batch._replace(vectors=self.model.get_ref("span_repr").predict(span_input))
+        if self.negatives.needs_hidden and len(candidates):
+            batch = batch._replace(hidden=self._hidden(span_input, batch.vectors))
         return self.negatives.sample(batch, self._generator)
+
+    def _hidden(self, span_input: Tuple[Floats2d, Ints1d, Ints1d], vectors: Optional[Floats2d]) -> Floats2d:
+        """The scoring head's hidden layer (the output layer's input) for
+        every candidate, in prediction mode: no dropout, nothing kept for a
+        backward pass."""
+        if not self.model.has_ref("hidden"):
+            raise ValueError(
+                f"sampled_spancat '{self.name}': the {type(self.negatives).__name__} sampler needs the model's "
+                "'hidden' layer (the output layer's input), which this model does not name; use "
+                "spacy-imbalance.SpanScorer.v1"
+            )
+        if vectors is None:
+            vectors = self.model.get_ref("span_repr").predict(span_input)
+        return self.model.get_ref("hidden").predict(vectors)
 
     def _count_missampled(self, targets: SpanTargets, negatives: Ints1d) -> None:
         if targets.masked is None:

@@ -29,6 +29,7 @@ SAMPLERS = {
     "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7},
     "weighted": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": 0.7, "mu": 8.0},
     "top": {"@misc": "spacy-imbalance.top_negatives.v1", "ratio": 0.3},
+    "top_v2": {"@misc": "spacy-imbalance.top_negatives.v2", "ratio": 0.3},
 }
 
 
@@ -147,6 +148,55 @@ def test_weighted_scores_all_candidates_but_trains_on_the_sample(monkeypatch):
     n_candidates = len(enumerate_candidates(head.ops, [len(eg.predicted) for eg in examples], 8))
     n_train = sum(len(ents) for _, ents in TRAIN_DATA) + sum(math.ceil(0.7 * len(eg.predicted) - 1e-9) for eg in examples)
     assert rows == [(n_candidates, False), (n_train, True)]
+
+
+def test_top_v2_samples_on_the_hidden_layer_without_dropout(monkeypatch):
+    """Top-Neg v2 gets the head's hidden layer of every candidate, computed in
+    prediction mode: with a head dropout of 0.5 it is the same on every update
+    and equals the hidden ref's predict on the span representations. (The
+    token vectors are the update's own, as for v1 and the weighted sampler:
+    [training] dropout, the encoder's, is 0 here.)"""
+    nlp = make_nlp(SAMPLERS["top_v2"], model={**DEFAULT_MODEL, "tok2vec": DEFAULT_TOK2VEC, "dropout": 0.5})
+    examples = make_examples(nlp)
+    train(nlp, examples, n_iter=2)
+    pipe = nlp.get_pipe("sampled_spancat")
+    seen, original = [], pipe.negatives.sample
+
+    def spy(batch, generator):
+        seen.append(batch)
+        return original(batch, generator)
+
+    monkeypatch.setattr(pipe.negatives, "sample", spy)
+    for _ in range(2):
+        pipe.update(examples, drop=0.0, losses={})  # no sgd: the weights stay
+    first, second = seen
+    assert first.vectors is None and first.probs is None
+    assert first.hidden.shape == (len(first.candidates), 256)
+    numpy.testing.assert_array_equal(first.hidden, second.hidden)
+    model = pipe.model
+    assert {n.attrs["dropout_rate"] for n in model.get_ref("hidden").walk() if "dropout_rate" in n.attrs} == {0.5}
+    X = model.ops.flatten(model.get_ref("tok2vec").predict([eg.predicted for eg in examples]))
+    span_input = (X, first.candidates.starts, first.candidates.ends)
+    expected = model.get_ref("hidden").predict(model.get_ref("span_repr").predict(span_input))
+    numpy.testing.assert_allclose(first.hidden, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_top_v2_trains_and_round_trips():
+    nlp = make_nlp(SAMPLERS["top_v2"])
+    examples = make_examples(nlp)
+    history = train(nlp, examples, n_iter=40)
+    assert history[-1] < 0.2 * history[0]
+    texts = [text for text, _ in TRAIN_DATA] + ["Paris and London ."]
+    expected = list(nlp.pipe(texts))
+    loaded = make_nlp(SAMPLERS["top_v2"]).from_bytes(nlp.to_bytes())
+    got = list(loaded.pipe(texts))
+    assert ents_of(got) == ents_of(expected)
+    for a, b in zip(got, expected):
+        assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
+    # the loaded component samples on its hidden layer like the trained one
+    fix_random_seed(0)
+    _, _, drawn = loaded.get_pipe("sampled_spancat").sample_negatives(examples)
+    assert len(drawn) > 0
 
 
 def test_missampling_rate_is_exact_on_a_masked_example():
@@ -366,3 +416,9 @@ def test_a_batch_without_annotation_changes_nothing(trained):
     losses = pipe.update([example], losses={})
     assert losses["sampled_spancat"] == 0.0
     assert (output_layer.get_grad("W") == before).all()  # no gradient was added
+
+
+def test_per_sentence_losses_are_refused():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="MoMLossV2 averages over sentences"):
+        nlp.add_pipe("sampled_spancat", config={"loss": {"@losses": "spacy-imbalance.MoMLoss.v2"}})

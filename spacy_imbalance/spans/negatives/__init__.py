@@ -6,7 +6,12 @@ candidates (gold class O) the loss sees. Unsampled negatives get no gradient.
 * ``all_negatives.v1``: every negative (the standard span model);
 * ``uniform_negatives.v1(rate)``: ⌈rate·n⌉ per sentence, uniformly (Li et al. 2021);
 * ``weighted_negatives.v1(rate, mu, temperature)``: Eq. 14-16 of Li et al. 2022;
-* ``top_negatives.v1(ratio)``: Top-Neg, the most similar to the batch's positives (Xu et al. 2023).
+* ``weighted_negatives.v2(rate, mu, temperature)``: Eq. 14-16 with the non-entity factor
+  outside the exponential, so that likely unlabeled entities are left out;
+* ``top_negatives.v1(ratio)``: Top-Neg, the most similar to the batch's positives (Xu et al. 2023),
+  similarity on the span representations;
+* ``top_negatives.v2(ratio)``: Top-Neg with the similarity on the scoring head's hidden layer,
+  as in the authors' code.
 
 Sampling draws its random keys from a generator the component seeds at
 initialize from the global random state, which ``spacy train`` fixes from
@@ -15,9 +20,9 @@ initialize from the global random state, which ``spacy train`` fixes from
 from ._base import NegativeSampler, SamplingBatch, make_generator, top_k_per_group
 from .exhaustive import AllNegatives, create_all_negatives_v1
 from .temperature import ConstantTemperature, SqrtTemperature, create_constant_temperature_v1, create_sqrt_temperature_v1
-from .top import TopNegatives, create_top_negatives_v1
+from .top import TopNegatives, TopNegativesV2, create_top_negatives_v1, create_top_negatives_v2
 from .uniform import UniformNegatives, create_uniform_negatives_v1
-from .weighted import WeightedNegatives, create_weighted_negatives_v1
+from .weighted import WeightedNegatives, WeightedNegativesV2, create_weighted_negatives_v1, create_weighted_negatives_v2
 
 __all__ = [
     "NegativeSampler",
@@ -27,13 +32,17 @@ __all__ = [
     "AllNegatives",
     "UniformNegatives",
     "WeightedNegatives",
+    "WeightedNegativesV2",
     "TopNegatives",
+    "TopNegativesV2",
     "SqrtTemperature",
     "ConstantTemperature",
     "create_all_negatives_v1",
     "create_uniform_negatives_v1",
     "create_weighted_negatives_v1",
+    "create_weighted_negatives_v2",
     "create_top_negatives_v1",
+    "create_top_negatives_v2",
     "create_sqrt_temperature_v1",
     "create_constant_temperature_v1",
 ]

@@ -21,8 +21,11 @@ class SamplingBatch(NamedTuple):
     ``classes`` are the candidates' gold classes (``span_gold``): only
     candidates of class O are negatives that may be drawn, so no sampler can
     return a gold span or a span touching tokens without annotation. ``probs``
-    (label distributions, column 0 = O) and ``vectors`` (span representations)
-    cover every candidate and are filled only for samplers that ask for them.
+    (label distributions, column 0 = O), ``vectors`` (span representations,
+    the scoring head's input) and ``hidden`` (the scoring head's hidden layer,
+    the output layer's input) cover every candidate and are filled only for
+    samplers that ask for them (``needs_probs``, ``needs_vectors``,
+    ``needs_hidden``), by the model in prediction mode: no dropout.
     """
 
     ops: Ops
@@ -31,6 +34,7 @@ class SamplingBatch(NamedTuple):
     step: int = 0
     probs: Optional[Floats2d] = None
     vectors: Optional[Floats2d] = None
+    hidden: Optional[Floats2d] = None
 
     @property
     def negatives(self) -> Array1d:  # bool per candidate
@@ -48,6 +52,12 @@ class NegativeSampler:
     name = "negatives"
     needs_probs = False
     needs_vectors = False
+    needs_hidden = False
+
+    @property
+    def needs_model(self) -> bool:
+        """Whether sampling reads the model's outputs (else gold classes suffice)."""
+        return self.needs_probs or self.needs_vectors or self.needs_hidden
 
     def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
         raise NotImplementedError

@@ -11,6 +11,14 @@ cost is O(N·d), not O(N·M·d).
 
 A batch without positive spans has no Phi; it falls back to a uniform sample
 of the same size.
+
+``spacy-imbalance.top_negatives.v2`` is the same sampler with Phi computed
+where the authors' code computes it: on the scoring head's hidden layer (the
+input of its output layer, the ``hidden`` ref of ``SpanScorer.v1``) instead
+of the raw s_ij. That space is trained to separate the entity types, which
+is what the paper's intuition (an unlabeled entity resembles its own type's
+positives, not the others') relies on; in the raw [h_i; h_j; f(width)] the
+width embedding and the tok2vec's generic features weigh as much.
 """
 from typing import Any
 
@@ -60,3 +68,30 @@ class TopNegatives(NegativeSampler):
 def create_top_negatives_v1(ratio: float = DEFAULT_RATIO) -> TopNegatives:
     """ratio (float): share of the batch's negatives kept, in (0, 1]."""
     return TopNegatives(ratio)
+
+
+class TopNegativesV2(TopNegatives):
+    """Top-Neg with Phi on the scoring head's hidden layer (``batch.hidden``),
+    which the component computes in prediction mode (no dropout); Eq. 3, the
+    ratio and the fallback are v1's."""
+
+    name = "top_hidden"
+    needs_vectors = False
+    needs_hidden = True
+
+    def similarity(self, batch: SamplingBatch) -> Any:
+        """Phi of Eq. 3 on the hidden layer, for every candidate (meaningful on negatives)."""
+        return super().similarity(batch._replace(vectors=batch.hidden))
+
+    def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
+        if batch.hidden is None and bool(batch.positives.any()):
+            raise ValueError("top_negatives.v2 needs the scoring head's hidden layer (SamplingBatch.hidden)")
+        return super().sample(batch._replace(vectors=batch.hidden), generator)
+
+
+@registry.misc("spacy-imbalance.top_negatives.v2")
+def create_top_negatives_v2(ratio: float = DEFAULT_RATIO) -> TopNegativesV2:
+    """ratio (float): share of the batch's negatives kept, in (0, 1]. The
+    similarity is computed on the scoring head's hidden layer, as in the
+    authors' code, not on the span representations (v1)."""
+    return TopNegativesV2(ratio)

@@ -1,0 +1,104 @@
+"""``spacy-imbalance.DistantCorpus.v1``: a training corpus with distantly
+supervised labels, BOND-style dictionary matching with a dictionary drawn from
+the gold mentions (see ``spacy_imbalance.corpus.distant.distant``)."""
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from spacy.language import Language
+from spacy.training import Example
+from spacy.util import registry
+
+from .._source import ReaderT, announce, sentence_examples, source_corpus
+from .distant import (
+    DEFAULT_FRACTION,
+    DEFAULT_MIN_LENGTH,
+    LabelQuality,
+    check_distant_settings,
+    describe_distant,
+    distant_supervision,
+    label_quality,
+)
+
+NAME = "spacy-imbalance.DistantCorpus.v1"
+
+
+class DistantCorpus:
+    """Yield every sentence's Example with its gold replaced by distant labels.
+
+    Each call builds the dictionary again with a fresh ``random.Random(seed)``
+    over the sentences in corpus order, so every epoch has the same labels.
+    After a call, ``quality`` holds the labels' entity-level precision and
+    recall against the gold (also printed once). The corpus is held in memory
+    for one pass.
+    """
+
+    def __init__(
+        self,
+        corpus: ReaderT,
+        *,
+        dictionary_fraction: float = DEFAULT_FRACTION,
+        seed: int = 0,
+        min_length: int = DEFAULT_MIN_LENGTH,
+        spans_key: Optional[str] = None,
+    ) -> None:
+        check_distant_settings(dictionary_fraction, seed, min_length)
+        self.corpus = corpus
+        self.dictionary_fraction = dictionary_fraction
+        self.seed = seed
+        self.min_length = min_length
+        self.spans_key = spans_key
+        self.quality: Optional[LabelQuality] = None
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        sentences = sentence_examples(self.corpus, nlp)
+        references = [eg.reference for eg in sentences]
+        distant, dictionary = distant_supervision(
+            references, self.dictionary_fraction, seed=self.seed, min_length=self.min_length, spans_key=self.spans_key
+        )
+        self.quality = label_quality(references, distant, spans_key=self.spans_key)
+        announce(f"DistantCorpus: {describe_distant(self.dictionary_fraction, dictionary, self.quality, len(distant))}")
+        for eg, reference in zip(sentences, distant):
+            # relabelling changes no token, so the predicted doc still fits
+            yield Example(eg.predicted, reference)
+
+
+@registry.readers(NAME)
+def create_distant_corpus_reader_v1(
+    path: Optional[Path] = None,
+    *,
+    dictionary_fraction: float = DEFAULT_FRACTION,
+    seed: int = 0,
+    min_length: int = DEFAULT_MIN_LENGTH,
+    spans_key: Optional[str] = None,
+    corpus: Optional[ReaderT] = None,
+    gold_preproc: bool = False,
+    max_length: int = 0,
+    limit: int = 0,
+    augmenter: Optional[Callable] = None,
+) -> DistantCorpus:
+    """Relabel a .spacy corpus, or another reader, by dictionary matching.
+
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    dictionary_fraction (float): share of the gold mentions the dictionary is
+        built from, in (0, 1].
+    seed (int): seed of the draw; the same seed builds the same dictionary.
+    min_length (int): shortest dictionary entry, in characters (2 skips
+        one-character junk such as "a" or "-").
+    spans_key (Optional[str]): gold from doc.spans[spans_key] instead of
+        doc.ents; the distant labels go to both.
+    corpus (Optional[Callable]): another reader to relabel instead of ``path``.
+    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
+    RETURNS (DistantCorpus): the reader.
+    """
+    # checked here, not on the first epoch: a bad setting fails when the config is resolved
+    try:
+        check_distant_settings(dictionary_fraction, seed, min_length)
+    except ValueError as err:
+        raise ValueError(f"{NAME}: {err}") from None
+    source = source_corpus(
+        NAME, path, corpus,
+        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+    )
+    return DistantCorpus(
+        source, dictionary_fraction=dictionary_fraction, seed=seed, min_length=min_length, spans_key=spans_key
+    )
