@@ -27,7 +27,7 @@ from ..losses._base import check_setting
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, keep_preset
-from .tagging.fitted_thresholds import FALLBACK, ScoreHistograms, is_held_out
+from .tagging.fitted_thresholds import FALLBACK, ScoreHistograms, after_entity_tokens, is_held_out
 from .tagging.two_task import (
     MISSING,
     HeadLayout,
@@ -334,8 +334,9 @@ class TwoTaskNER(LabelledEntityPipe):
             return
         h = _sigmoid(ops.xp, ops.xp.concatenate([scores[i][:, layout.tasks] for i in keep]))
         tasks = ops.asarray2i(numpy.concatenate([targets[i][0] for i in keep]))
+        after = ops.xp.asarray(after_entity_tokens([targets[i][0] for i in keep], layout.n_pairs))
         histograms = ScoreHistograms.from_cfg(self.cfg["score_histograms"])
-        histograms.add(ops, h, tasks, layout.n_pairs)
+        histograms.add(ops, h, tasks, layout.n_pairs, after)
         self.cfg["score_histograms"] = histograms.to_cfg()
         self.cfg["fitted_thresholds"] = list(histograms.thresholds())
 

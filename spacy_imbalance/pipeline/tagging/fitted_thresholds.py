@@ -10,18 +10,22 @@ none of their tokens, and keeps histograms of the scores it gives them:
 * the entity task: the scores of gold entity tokens and of gold O tokens
   (pooled over the entity types of ``one_vs_all``, so that a rare type does
   not get a threshold from a handful of tokens);
-* the begin task: among gold entity tokens, the scores of begin and inside
-  tokens.
+* the begin task: the scores of gold inside tokens, and of gold begin tokens
+  that directly follow an entity token. Only those can be decoded wrongly:
+  the decoder reads an inside token after O as a begin (conlleval's rule),
+  so a begin token after O is right whatever its begin score, while an
+  inside token scored as a begin splits its entity and a begin token after
+  an entity scored as inside merges two.
 
 The entity threshold maximises token-level F1 of entity tokens, the begin
-threshold makes the fewest begin/inside errors. Where a range of cuts ties
+threshold makes the fewest of those split/merge errors. Where a range of cuts ties
 (well separated scores) the middle of the range is taken, the cut with the
 widest margin. The histograms decay by ``DECAY`` per update, so they follow
 the model as it learns: about the last 1 / (1 - DECAY) = 50 batches count.
 """
 import zlib
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy
 
@@ -42,7 +46,7 @@ class ScoreHistograms:
     """Counts of held-out token scores in N_BINS equal bins of [0, 1]."""
 
     entity: numpy.ndarray  # 2 x N_BINS: O tokens, entity tokens
-    begin: numpy.ndarray  # 2 x N_BINS: inside tokens, begin tokens
+    begin: numpy.ndarray  # 2 x N_BINS: inside tokens, begin tokens right after an entity token
 
     @classmethod
     def empty(cls) -> "ScoreHistograms":
@@ -58,13 +62,11 @@ class ScoreHistograms:
         # rounded: the cfg is JSON and these are decayed counts
         return {"entity": numpy.round(self.entity, 4).tolist(), "begin": numpy.round(self.begin, 4).tolist()}
 
-    @property
-    def n_entity_tokens(self) -> float:
-        return float(self.entity[1].sum())
-
-    def add(self, ops: Any, h: Any, tasks: Any, n_pairs: int) -> None:
+    def add(self, ops: Any, h: Any, tasks: Any, n_pairs: int, after_entity: Any) -> None:
         """Decay, then count the scores ``h`` (n_tokens x n_tasks, on the ops'
-        device) of the tokens whose targets ``tasks`` are not missing."""
+        device) of the tokens whose targets ``tasks`` are not missing.
+        ``after_entity`` (bool per token) marks the tokens whose previous token
+        in the same doc is a gold entity token."""
         xp = ops.xp
         bins = xp.clip((h * N_BINS).astype("int32"), 0, N_BINS - 1)
         en, be = tasks[:, :n_pairs], tasks[:, n_pairs : 2 * n_pairs]
@@ -83,7 +85,7 @@ class ScoreHistograms:
         self.entity[0] += count(top[is_o])
         self.entity[1] += count(top[is_entity.any(axis=1)])
         self.begin[0] += count(be_bins[is_entity & (be == 0)])
-        self.begin[1] += count(be_bins[is_entity & (be == 1)])
+        self.begin[1] += count(be_bins[is_entity & (be == 1) & after_entity[:, None]])
 
     def thresholds(self) -> Tuple[float, float]:
         """(entity threshold, begin threshold) at bin edges k / N_BINS."""
@@ -115,3 +117,13 @@ def _middle_of_best(values: numpy.ndarray) -> float:
         run_end += 1
     k = (ties[0] + run_end) // 2 + 1
     return round(k / N_BINS, 6)
+
+
+def after_entity_tokens(tasks_per_doc: List[numpy.ndarray], n_pairs: int) -> numpy.ndarray:
+    """Per token of the concatenated docs: whether the previous token of its
+    doc is a gold entity token (of any type)."""
+    marks = []
+    for tasks in tasks_per_doc:
+        entity = (tasks[:, :n_pairs] == 1).any(axis=1)
+        marks.append(numpy.concatenate([[False], entity[:-1]]) if len(entity) else numpy.zeros(0, dtype=bool))
+    return numpy.concatenate(marks) if marks else numpy.zeros(0, dtype=bool)

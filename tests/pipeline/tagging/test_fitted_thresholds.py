@@ -9,6 +9,7 @@ from spacy_imbalance.pipeline.tagging.fitted_thresholds import (
     FALLBACK,
     N_BINS,
     ScoreHistograms,
+    after_entity_tokens,
     is_held_out,
 )
 
@@ -66,14 +67,19 @@ def test_add_counts_the_decoded_score_and_skips_missing_tokens():
     )
     tasks = ops.asarray2i([[0, 0, 0, 0], [1, 0, 1, 0], [0, 1, 0, 0], [-1, -1, -1, -1]])
     hist = ScoreHistograms.empty()
-    hist.add(ops, h, tasks, n_pairs=2)
+    # the begin token follows O: right whatever its begin score, so not counted
+    hist.add(ops, h, tasks, 2, numpy.array([False, False, True, True]))
     assert numpy.flatnonzero(hist.entity[0]).tolist() == [30]
     assert numpy.flatnonzero(hist.entity[1]).tolist() == [70, 80]
-    assert numpy.flatnonzero(hist.begin[1]).tolist() == [65]
+    assert hist.begin[1].sum() == 0
     assert numpy.flatnonzero(hist.begin[0]).tolist() == [25]
-    assert hist.entity.sum() == 3 and hist.begin.sum() == 2
+    assert hist.entity.sum() == 3 and hist.begin.sum() == 1
+    # after an entity token it could merge two entities: counted
+    again = ScoreHistograms.empty()
+    again.add(ops, h, tasks, 2, numpy.array([False, True, True, True]))
+    assert numpy.flatnonzero(again.begin[1]).tolist() == [65]
     # the next batch decays what was there
-    hist.add(ops, h[:1], tasks[:1], n_pairs=2)
+    hist.add(ops, h[:1], tasks[:1], 2, numpy.array([False]))
     assert hist.entity[0, 30] == pytest.approx(DECAY + 1)
     assert hist.entity[1, 80] == pytest.approx(DECAY)
 
@@ -94,3 +100,11 @@ def test_held_out_share_is_stable_and_about_right():
     assert not any(is_held_out(t, 0.0) for t in texts)
     # a larger share keeps every sentence a smaller one held out
     assert all(is_held_out(t, 0.2) for t, c in zip(texts, chosen) if c)
+
+
+def test_after_entity_tokens_stays_within_each_doc():
+    # two docs, one pair: [E, E, O] and [E, O]; a doc's first token follows nothing
+    first = numpy.array([[1, 1], [1, 0], [0, 0]])
+    second = numpy.array([[1, 1], [0, 0]])
+    assert after_entity_tokens([first, second], 1).tolist() == [False, True, True, False, True]
+    assert after_entity_tokens([], 1).tolist() == []
