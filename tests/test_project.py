@@ -117,6 +117,9 @@ QUICK = ",".join([
     "two_task_bce-n50", "two_task_bce-p5",  # auc: low-resource and imbalance studies
     "sampled_spancat_uniform",  # negatives: speed (and missampling curves, which always run)
     "sampled_spancat_uniform-m50",  # negatives: masking study
+    "sampled_spancat_top_v2-ds50",  # fidelity: Top-Neg v2 on distant labels
+    "two_task_auc_type_head-fitted",  # fidelity: two_task_ner's fitted thresholds
+    "token_ner_mom_v2-l50",  # fidelity: the MoM sweep
     # transformer: none (its command runs, and selects no run; the MiniLM configs
     # train in tests/test_configs.py, and each run here would take half a minute)
 ])
@@ -140,10 +143,14 @@ def test_project_all_workflow(tmp_path):
         "wnut16/summary.md", "wnut17/summary.md", "wnut16/resampling.md", "wnut17/losses.md",
         "wnut17-200/losses.md", "wnut17/two_task.md", "wnut17/two_task_tuned.md", "wnut16/low_resource.md",
         "wnut17/imbalance.md", "wnut16/missampling.json", "wnut17/speed.md", "wnut17/masking.md",
+        "wnut17/mom_sweep.md", "wnut16/two_task_defaults.md", "wnut16/distant.md", "wnut17/masking_v2.md",
+        "wnut16/resampling_epochs.md",
     ):
         assert (metrics / path).exists(), path
     for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
-                "wnut16/two_task_bce-n50-s0", "wnut17/two_task_bce-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0"):
+                "wnut16/two_task_bce-n50-s0", "wnut17/two_task_bce-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0",
+                "wnut16/sampled_spancat_top_v2-ds50-s0", "wnut17/two_task_auc_type_head-fitted-s0",
+                "wnut16/token_ner_mom_v2-l50-s0"):
         assert (metrics / f"{run}.json").exists(), run
     assert "benchmark-transformer" in result.stdout and "no run of this benchmark is selected" in result.stdout
     assert not (metrics / "wnut16" / "spancat-s0.json").exists()  # not selected
