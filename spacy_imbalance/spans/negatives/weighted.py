@@ -95,7 +95,7 @@ def create_weighted_negatives_v1(
 MIN_NON_ENTITY = 1e-30
 
 
-class WeightedNegativesV2(NegativeSampler):
+class WeightedNegativesV2(WeightedNegatives):
     """Eq. 14-16 of Li et al. (2022) with the non-entity factor outside the
     exponential, so that a likely unlabeled entity is really left out.
 
@@ -136,52 +136,29 @@ class WeightedNegativesV2(NegativeSampler):
     """
 
     name = "weighted_v2"
-    needs_probs = True
 
     def __init__(
         self, rate: float = DEFAULT_RATE, mu: float = DEFAULT_MU, temperature: Optional[Callable[[int], float]] = None
     ) -> None:
-        check_rate(rate, "weighted_negatives.v2: rate")
+        # v1 accepts mu = inf; here it would make every weight 0 or nan
         if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not (0 <= mu < float("inf")):
             raise ValueError(f"weighted_negatives.v2: mu must be a number >= 0 (the paper's 8), got {mu!r}")
-        if temperature is None:
-            temperature = SqrtTemperature()
-        if not callable(temperature):
-            raise ValueError(
-                "weighted_negatives.v2: temperature must be a schedule of the step, e.g. "
-                '@misc = "spacy-imbalance.sqrt_temperature.v1"'
-            )
-        self.rate = rate
-        self.mu = float(mu)
-        self.temperature = temperature
+        try:
+            super().__init__(rate, mu, temperature)
+        except ValueError as err:  # v1's checks, named after this version
+            raise ValueError(str(err).replace("weighted_negatives:", "weighted_negatives.v2:", 1)) from None
 
-    def n_per_sentence(self, batch: SamplingBatch) -> Sequence[int]:
-        return [ceil_count(self.rate, n) for n in batch.candidates.doc_lengths]
-
-    def log_weights(self, probs: Floats2d, xp: Any) -> Floats1d:
+    def weights(self, probs: Floats2d, xp: Any) -> Floats1d:
         """s = u·(1+v)^mu + mu·ln(1+v) for each row of label distributions
-        (column 0 = O): the log of the weight at T = 1."""
+        (column 0 = O): the log of the weight at T = 1, which v1's ``sample``
+        divides by T and perturbs with Gumbel noise as it does r."""
         plogp = xp.where(probs > 0, probs * xp.log(xp.maximum(probs, 1e-30)), 0.0)
         uncertainty = -plogp.sum(axis=1)
         # 1 + v >= 0 up to rounding
         non_entity = xp.maximum(1.0 + probs[:, 0] - probs.max(axis=1), MIN_NON_ENTITY)
         return uncertainty * non_entity**self.mu + self.mu * xp.log(non_entity)
 
-    def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
-        if batch.probs is None:
-            raise ValueError("weighted_negatives.v2 needs the model's label distributions (SamplingBatch.probs)")
-        ops = batch.ops
-        xp = ops.xp
-        temperature = float(self.temperature(batch.step))
-        if not temperature > 0:
-            raise ValueError(
-                f"weighted_negatives.v2: the temperature schedule gave {temperature!r} at step {batch.step}; it must be > 0"
-            )
-        u = xp.asarray(uniform_keys(generator, len(batch.candidates)))
-        gumbel = -xp.log(-xp.log(xp.clip(u, 1e-12, 1.0 - 1e-12)))
-        keys = self.log_weights(batch.probs, xp) / temperature + gumbel
-        k = sentence_counts(ops, batch, self.rate)
-        return top_k_per_group(ops, keys, batch.candidates.doc_ids, batch.negatives, k)
+    log_weights = weights
 
 
 @registry.misc("spacy-imbalance.weighted_negatives.v2")

@@ -8,32 +8,17 @@ import pytest
 import spacy
 from spacy.training import Example
 from spacy.util import fix_random_seed, registry
-from thinc.api import Config, NumpyOps
+from thinc.api import Config
 
-from spacy_imbalance.spans.candidates import enumerate_candidates
-from spacy_imbalance.spans.gold import UNKNOWN
-from spacy_imbalance.spans.negatives._base import SamplingBatch, make_generator
+from spacy_imbalance.spans.negatives._base import make_generator
 from spacy_imbalance.spans.negatives.draw_rates import draw_rates, synthetic_sentence
 from spacy_imbalance.spans.negatives.temperature import ConstantTemperature
 from spacy_imbalance.spans.negatives.uniform import UniformNegatives
 from spacy_imbalance.spans.negatives.weighted import MIN_NON_ENTITY, WeightedNegatives, WeightedNegativesV2
 
-OPS = NumpyOps()
+from .test_negatives import OPS, check_sample, make_batch
+
 T_START = math.sqrt(10)  # the schedule's first stage with its 10 stages
-
-
-def make_batch(lengths, max_width=4, positives=(), unknown=(), **kw):
-    cands = enumerate_candidates(OPS, lengths, max_width)
-    classes = numpy.zeros(len(cands), dtype="int32")
-    classes[list(positives)] = 1
-    classes[list(unknown)] = UNKNOWN
-    return SamplingBatch(OPS, cands, classes, **kw)
-
-
-def check_sample(batch, chosen):
-    assert len(set(chosen.tolist())) == len(chosen), "drawn twice"
-    assert (batch.classes[chosen] == 0).all(), "drew a gold span or an unknown one"
-    assert list(chosen) == sorted(chosen)
 
 
 def v2(T, mu=8.0, rate=0.7):
@@ -214,7 +199,7 @@ def test_v2_same_seed_same_sample():
 def test_v2_needs_probs_and_a_positive_temperature():
     batch = make_batch([3])
     assert WeightedNegativesV2.needs_probs
-    with pytest.raises(ValueError, match=r"weighted_negatives.v2 needs the model's label distributions"):
+    with pytest.raises(ValueError, match=r"weighted_negatives needs the model.s label distributions"):
         v2(1.0).sample(batch, make_generator(OPS, 0))
     batch = batch._replace(probs=numpy.full((len(batch.candidates), 2), 0.5))
     with pytest.raises(ValueError, match=r"temperature schedule gave 0.0 at step 0; it must be > 0"):
