@@ -187,6 +187,8 @@ def main(
         text += f"### {corpus}: micro-F1\n\n{markdown(runs, configs, pairs, 'micro', xlabel)}"
         if detail:
             for average in ("macro_p", "macro_r", "missampling"):
+                if average == "missampling" and not any(found["missampling"] for found in runs.values()):
+                    continue  # no sampler among the systems: no rate to show
                 text += f"\n### {corpus}: {CAPTIONS[average].split(' (')[0]}\n\n{markdown(runs, configs, pairs, average, xlabel)}"
         comparisons = {}
         for baseline in baselines:
