@@ -140,15 +140,6 @@ def test_sqrt_temperature_follows_its_schedule():
     )
 
 
-def test_weighted_uses_the_temperature_of_the_step():
-    seen = []
-    sampler = WeightedNegatives(temperature=lambda step: seen.append(step) or 1.0)
-    batch = make_batch([3], step=17)
-    batch = batch._replace(probs=numpy.full((len(batch.candidates), 2), 0.5))
-    sampler.sample(batch, make_generator(OPS, 0))
-    assert seen == [17]
-
-
 def test_top_neg_keeps_the_negatives_most_similar_to_all_positives():
     batch = make_batch([4], max_width=1, positives=[0, 1])  # candidates = tokens
     vectors = numpy.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]])

@@ -180,9 +180,10 @@ def test_v2_is_near_uniform_at_a_high_temperature():
         assert rate == pytest.approx(14 / 132, abs=0.03), kind
 
 
-def test_v2_uses_the_temperature_of_the_step():
+@pytest.mark.parametrize("cls", [WeightedNegatives, WeightedNegativesV2])
+def test_uses_the_temperature_of_the_step(cls):
     seen = []
-    sampler = WeightedNegativesV2(temperature=lambda step: seen.append(step) or 1.0)
+    sampler = cls(temperature=lambda step: seen.append(step) or 1.0)
     batch = make_batch([3], step=17)
     batch = batch._replace(probs=numpy.full((len(batch.candidates), 2), 0.5))
     sampler.sample(batch, make_generator(OPS, 0))
