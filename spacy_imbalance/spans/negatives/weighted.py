@@ -158,8 +158,6 @@ class WeightedNegativesV2(WeightedNegatives):
         non_entity = xp.maximum(1.0 + probs[:, 0] - probs.max(axis=1), MIN_NON_ENTITY)
         return uncertainty * non_entity**self.mu + self.mu * xp.log(non_entity)
 
-    log_weights = weights
-
 
 @registry.misc("spacy-imbalance.weighted_negatives.v2")
 def create_weighted_negatives_v2(

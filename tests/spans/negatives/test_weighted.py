@@ -27,7 +27,7 @@ def v2(T, mu=8.0, rate=0.7):
 
 def test_v2_log_weights_by_hand():
     probs = numpy.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.7, 0.1], [0.0, 1.0, 0.0]])
-    s = WeightedNegativesV2(mu=2.0).log_weights(probs, numpy)
+    s = WeightedNegativesV2(mu=2.0).weights(probs, numpy)
     u2 = -(0.2 * math.log(0.2) + 0.7 * math.log(0.7) + 0.1 * math.log(0.1))
     expected = [
         0.0,  # easy: u = 0, 1 + v = 1
@@ -43,7 +43,7 @@ def test_v2_log_weights_by_hand():
 
 def test_v2_log_weights_of_the_synthetic_sentence_by_hand():
     probs, kinds = synthetic_sentence()
-    s = v2(1.0).log_weights(probs.astype("float64"), numpy)
+    s = v2(1.0).weights(probs.astype("float64"), numpy)
     # the entity: z = [0.02, 0.90, 0.016 x 5], 1 + v = 0.12
     u = -(0.02 * math.log(0.02) + 0.9 * math.log(0.9) + 5 * 0.016 * math.log(0.016))
     assert s[0] == pytest.approx(u * 0.12**8 + 8 * math.log(0.12))
@@ -93,7 +93,7 @@ def test_v2_draws_in_proportion_to_softmax_s_over_t():
     batch = make_batch([2], max_width=2)  # 3 candidates, ⌈0.3·2⌉ = 1 draw
     probs = numpy.array([[1.0, 0.0], [0.5, 0.5], [0.25, 0.75]])
     sampler = WeightedNegativesV2(rate=0.3, mu=1.0, temperature=ConstantTemperature(0.5))
-    s = sampler.log_weights(probs, numpy)
+    s = sampler.weights(probs, numpy)
     expected = numpy.exp(s / 0.5) / numpy.exp(s / 0.5).sum()
     # by hand: weights [1, (e^(ln 2))^2, (e^(u·0.5)·0.5)^2] with u the third row's entropy
     u = -(0.25 * math.log(0.25) + 0.75 * math.log(0.75))
@@ -164,12 +164,12 @@ def test_v1_weights_differ_by_at_most_k_and_v2_by_far_more():
     for T in (T_START, 1.0):
         w1 = numpy.exp(WeightedNegatives(mu=8.0).weights(probs, numpy) / T)
         assert w1.min() >= 1.0 - 1e-9 and w1.max() <= K ** (1 / T) + 1e-9
-        w2 = numpy.exp(v2(T).log_weights(probs, numpy) / T)
+        w2 = numpy.exp(v2(T).weights(probs, numpy) / T)
         assert w2.max() <= K ** (1 / T) + 1e-9  # the hardness factor is the same
         assert w2.max() / w2.min() > 1e3 * K
     # the synthetic sentence: the entity weighs 4e-8 of an easy negative at T = 1
     sentence = synthetic_sentence()[0].astype("float64")
-    w = numpy.exp(v2(1.0).log_weights(sentence, numpy))
+    w = numpy.exp(v2(1.0).weights(sentence, numpy))
     assert w[0] / w[-1] < 1e-7
 
 
