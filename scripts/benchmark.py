@@ -34,6 +34,7 @@ paper's fixed-epoch training.
 """
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -166,6 +167,7 @@ def run_one(
     metrics = root / metrics_dir / corpus / f"{name}-s{seed}.json"
     data = root / "corpus" / corpus
     train_dir.parent.mkdir(parents=True, exist_ok=True)
+    metrics.parent.mkdir(parents=True, exist_ok=True)
     log = train_dir.with_suffix(".log")
     train_cmd = [
         sys.executable, "-m", "spacy", "train", str(root / "configs" / f"{config}.cfg"),
@@ -203,6 +205,8 @@ def run_one(
             "overrides": overrides,
             "gpu_id": gpu_id,
             "train_seconds": train_seconds,
+            # [step, dev score] at each evaluation; its last step is where training stopped
+            "dev_curve": dev_curve(log),
             # counted after training, so that it never takes a core from the timed runs
             **(size or train_set_size(root, config, corpus, seed, overrides)),
             **missampling_record(train_dir / "model-last"),
@@ -210,6 +214,29 @@ def run_one(
     )
     srsly.write_json(metrics, report, indent=0)  # compact: per-run files hold per-sentence counts
     return report, evaluation.stdout
+
+
+# a row of spaCy's console training table: epoch, step, losses and scores, then SCORE
+TRAIN_ROW = re.compile(r"^\s*\d+\s+(\d+)\s.*\s(\d+\.\d+)\s*$")
+
+
+def dev_curve(log: Path) -> List[List[float]]:
+    """[step, dev score (0-1)] at each evaluation of a training log, the
+    checkpoint-selection score (macro-F1 for every shipped config)."""
+    curve = []
+    for line in log.read_text(encoding="utf8").splitlines():
+        match = TRAIN_ROW.match(line)
+        if match:
+            curve.append([int(match.group(1)), float(match.group(2))])
+    return curve
+
+
+def stopped_at(report: dict) -> str:
+    """The steps a run trained, "of" its budget when early stopping ended it."""
+    curve = report.get("dev_curve") or []
+    if curve and curve[-1][0] < report["train_steps"]:
+        return f"{curve[-1][0]} of {report['train_steps']}"
+    return str(report["train_steps"])
 
 
 def missampling_record(model: Path) -> dict:
@@ -316,7 +343,7 @@ def main(
                 print(table, flush=True)
             print(
                 f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
-                f"size x{report['size_factor']:.2f}, {report['train_steps']} steps ({report['train_seconds']:.0f} s)",
+                f"size x{report['size_factor']:.2f}, {stopped_at(report)} steps ({report['train_seconds']:.0f} s)",
                 flush=True,
             )
 

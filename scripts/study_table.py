@@ -34,12 +34,18 @@ def cell(values: List[float], digits: int = 1) -> str:
     return f"{100 * mean(values):.{digits}f} ± {100 * spread:.{digits}f}"
 
 
+def tagged(config: str, tag: str) -> str:
+    """A run's name: <config>-<tag>, or <config> for the empty tag (the untagged
+    runs, e.g. the headline runs used as a study's p = 0 column)."""
+    return f"{config}-{tag}" if tag else config
+
+
 def collect(root: Path, corpus: str, configs: List[str], tags: List[str]) -> Dict[Tuple[str, str], Dict[str, List[float]]]:
     runs: Dict[Tuple[str, str], Dict[str, List[float]]] = {}
     for config in configs:
         for tag in tags:
             found = {"macro": [], "micro": [], "macro_p": [], "macro_r": [], "missampling": []}
-            for path in sorted((root / "metrics" / corpus).glob(f"{config}-{tag}-s*.json")):
+            for path in sorted((root / "metrics" / corpus).glob(f"{tagged(config, tag)}-s*.json")):
                 report = srsly.read_json(path)
                 found["macro"].append(report["macro"]["f"])
                 found["micro"].append(report["micro"]["f"])
@@ -91,8 +97,8 @@ def paired(
     def by_seed(name: str) -> Dict[int, Path]:
         return {seed_of(path): path for path in folder.glob(f"{name}-s*.json")}
 
-    base_name = baseline if baseline_tag is None else f"{baseline}-{baseline_tag or tag}"
-    base, system = by_seed(base_name), by_seed(f"{config}-{tag}")
+    base_name = baseline if baseline_tag is None else tagged(baseline, baseline_tag or tag)
+    base, system = by_seed(base_name), by_seed(tagged(config, tag))
     seeds = sorted(set(base) & set(system))
     if not seeds:
         return None
@@ -161,7 +167,7 @@ def main(
     name: str = typer.Argument(..., help="Study name: writes metrics/<corpus>/<name>.md and <name>.png"),
     corpora: List[str] = typer.Option(..., "--corpus"),
     configs: List[str] = typer.Option(..., "--config"),
-    settings: List[str] = typer.Option(..., "--setting", help="TAG=LABEL, in column order, e.g. n50=50"),
+    settings: List[str] = typer.Option(..., "--setting", help="TAG=LABEL, in column order, e.g. n50=50; an empty TAG (=0) is the untagged runs"),
     xlabel: str = typer.Option("setting", "--xlabel"),
     detail: bool = typer.Option(False, "--detail", help="Also macro precision/recall and the missampling rate"),
     baselines: List[str] = typer.Option([], "--baseline", help="Compare every other system with this one (paired bootstrap); repeatable"),
@@ -179,7 +185,7 @@ def main(
         raise typer.BadParameter(f"{unknown} not among the --config values {configs}", param_hint="--baseline")
     for corpus in corpora:
         runs = collect(root, corpus, configs, [tag for tag, _ in pairs])
-        missing = [f"{c}-{t}" for (c, t), found in runs.items() if not found["macro"]]
+        missing = [tagged(c, t) for (c, t), found in runs.items() if not found["macro"]]
         if missing:
             typer.echo(f"{corpus}: no runs yet for {', '.join(missing)}", err=True)
         out = root / "metrics" / corpus / f"{name}.md"
@@ -197,12 +203,12 @@ def main(
                 for config in configs if config != baseline for tag, _ in pairs
             }
             diffs = {key: diff for key, diff in diffs.items() if diff is not None}
-            comparisons[baseline] = {f"{config}-{tag}": diff for (config, tag), diff in diffs.items()}
+            comparisons[baseline] = {tagged(config, tag): diff for (config, tag), diff in diffs.items()}
             text += f"\n### {corpus}: paired against {baseline}\n\n{paired_markdown(diffs, configs, baseline, pairs, xlabel)}"
         if reference is not None:
             diffs = {(config, tag): paired(root, corpus, config, reference, tag, None) for config in configs for tag, _ in pairs}
             diffs = {key: diff for key, diff in diffs.items() if diff is not None}
-            comparisons[reference] = {f"{config}-{tag}": diff for (config, tag), diff in diffs.items()}
+            comparisons[reference] = {tagged(config, tag): diff for (config, tag), diff in diffs.items()}
             base = [srsly.read_json(p)["macro"]["f"] for p in sorted((root / "metrics" / corpus).glob(f"{reference}-s*.json"))]
             text += (
                 f"\n### {corpus}: paired against {reference}\n\n`{reference}` (untagged): macro-F1 {cell(base)} "

