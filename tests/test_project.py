@@ -108,6 +108,19 @@ def shrink_default_corpus(project: Path, sizes=(("train", 200), ("dev", 40), ("t
     return converted
 
 
+def tiny_vectors(path: Path) -> Path:
+    """A pipeline with 4-d vectors for a few words, where the workflows expect
+    en_core_web_md."""
+    import numpy
+    import spacy
+
+    nlp = spacy.blank("en")
+    for i, word in enumerate(["the", "to", "a", "I", "London", "Obama"]):
+        nlp.vocab.set_vector(word, numpy.full((4,), i / 10, dtype="float32"))
+    nlp.to_disk(path)
+    return path
+
+
 # one or two configs per study, and one setting of each study with settings
 QUICK = ",".join([
     "ner",  # benchmark-baselines, and the baseline of resampling
@@ -120,6 +133,11 @@ QUICK = ",".join([
     "sampled_spancat_top_v2-ds50",  # fidelity: Top-Neg v2 on distant labels
     "two_task_auc_type_head-fitted",  # fidelity: two_task_ner's fitted thresholds
     "token_ner_mom_v2-l50",  # fidelity: the MoM sweep
+    "vectors/sampled_spancat_uniform",  # pretrained: the headline with vectors, and masking's p = 0
+    "vectors/ner",  # pretrained: the best built-in of the headline
+    "vectors/sampled_spancat_uniform-m50",  # pretrained: masking with vectors
+    # pretrained, frozen features: none (each run computes MiniLM features; they
+    # train in tests/models/test_transformer_features.py); the feature-cache benchmark runs, shrunk
     # transformer: none (its command runs, and selects no run; the MiniLM configs
     # train in tests/test_configs.py, and each run here would take half a minute)
 ])
@@ -131,10 +149,12 @@ def test_project_all_workflow(tmp_path):
     wnut17 = fake_wnut17(tmp_path / "wnut17")
     shrink_default_corpus(project)
     before = srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"]
-    steps = [f"--vars.{var}" for var in ("max_steps", "low_resource_steps", "masking_steps", "speed_steps")]
+    vectors = tiny_vectors(tmp_path / "vectors")  # fetch_vectors.py finds them there and downloads nothing
+    steps = [f"--vars.{var}" for var in ("max_steps", "low_resource_steps", "masking_steps", "speed_steps", "headline_steps")]
     result = run_project(
         project, "all", *[arg for var in steps for arg in (var, "2")],
         "--vars.seeds", "0", "--vars.missampling_seeds", "1", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
+        "--vars.vectors", str(vectors), "--vars.cache_epochs", "2", "--vars.finetune_steps", "1",
     )
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-20000:]
     metrics = project / "metrics"
@@ -144,15 +164,23 @@ def test_project_all_workflow(tmp_path):
         "wnut17-200/losses.md", "wnut17/two_task.md", "wnut17/two_task_tuned.md", "wnut16/low_resource.md",
         "wnut17/imbalance.md", "wnut16/missampling.json", "wnut17/speed.md", "wnut17/masking.md",
         "wnut17/mom_sweep.md", "wnut16/two_task_defaults.md", "wnut16/distant.md", "wnut17/masking_v2.md",
-        "wnut16/resampling_epochs.md",
+        "wnut16/resampling_epochs.md", "wnut16/headline_vectors.md", "wnut17/headline_vectors.md",
+        "wnut17/headline_features.md", "wnut17/feature_cache.md", "wnut16/masking_vectors.md",
+        "wnut17-200/low_resource_vectors.md", "wnut16/resampling_epochs_vectors.md",
     ):
         assert (metrics / path).exists(), path
     for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
                 "wnut16/two_task_bce-n50-s0", "wnut17/two_task_bce-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0",
                 "wnut16/sampled_spancat_top_v2-ds50-s0", "wnut17/two_task_auc_type_head-fitted-s0",
-                "wnut16/token_ner_mom_v2-l50-s0"):
+                "wnut16/token_ner_mom_v2-l50-s0", "wnut17/vectors/sampled_spancat_uniform-s0",
+                "wnut16/vectors/sampled_spancat_uniform-m50-s0"):
         assert (metrics / f"{run}.json").exists(), run
     assert "benchmark-transformer" in result.stdout and "no run of this benchmark is selected" in result.stdout
+    # the headline table pairs the selected runs with the best built-in, and the vectors reached the runs
+    headline = srsly.read_json(metrics / "wnut17" / "headline_vectors.json")
+    assert headline["reference"] == "ner" and "sampled_spancat_uniform" in headline["systems"]
+    assert srsly.read_json(metrics / "wnut17" / "vectors" / "ner-s0.json")["overrides"]["paths.vectors"] == str(vectors)
+    assert srsly.read_json(metrics / "wnut17" / "feature_cache.json")["same_predictions"] is True
     assert not (metrics / "wnut16" / "spancat-s0.json").exists()  # not selected
     assert not (metrics / "wnut16" / "ner-m50-s0.json").exists() and not (metrics / "wnut17" / "ner-p5-s0.json").exists()
     assert srsly.read_json(metrics / "wnut16" / "ner-s0.json")["max_steps"] == 2
@@ -173,7 +201,9 @@ def test_project_benchmarks_use_existing_configs_and_declare_them():
         for config in re.findall(r"--config (\S+)", script):
             used.add(config)
             assert (ROOT / "configs" / f"{config}.cfg").exists(), f"{command['name']}: no configs/{config}.cfg"
-            assert f"configs/{config}.cfg" in command["deps"], f"{command['name']}: configs/{config}.cfg not in deps"
+            # the config itself, or its folder (configs/vectors for every vectors variant)
+            declared = {f"configs/{config}.cfg", f"configs/{config}.cfg".rsplit("/", 1)[0]} & set(command["deps"])
+            assert declared - {"configs"}, f"{command['name']}: configs/{config}.cfg not in deps"
         for path in re.findall(r"configs/([\w-]+)\.cfg", script):
             used.add(path)
     shipped = {p.stem for p in (ROOT / "configs").glob("*.cfg")}
@@ -184,10 +214,11 @@ def test_project_deps_exist_and_cover_the_scripts():
     """Every dependency that is not a workflow output exists (package paths
     move when the package is reorganised), and every script a command runs is
     among its deps."""
+    outputs = {output for command in PROJECT["commands"] for output in command.get("outputs", [])}
     for command in PROJECT["commands"]:
         deps = command.get("deps", [])
         for dep in deps:
-            if dep.startswith(GENERATED) or "${" in dep:
+            if dep.startswith(GENERATED) or "${" in dep or dep in outputs:
                 continue
             assert (ROOT / dep).exists(), f"{command['name']}: {dep} does not exist"
         for script in re.findall(r"python (scripts/\S+\.py)", " ".join(command.get("script", []))):
