@@ -82,7 +82,9 @@ class FrozenTransformerShim(Shim):
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.name, use_fast=True)
             transformer = AutoModel.from_pretrained(self.name)
-        except (OSError, ValueError) as err:
+        except (OSError, ValueError, ImportError) as err:
+            # ImportError: transformers falls back to a slow-tokenizer
+            # conversion (sentencepiece, protobuf) when tokenizer files are missing
             raise ValueError(
                 f"TransformerFeatures: cannot load the transformer 'name' = "
                 f"{self.name!r} (a folder, a Hugging Face model name, or a package "
@@ -91,6 +93,8 @@ class FrozenTransformerShim(Shim):
         self._set(tokenizer, transformer)
 
     def _set(self, tokenizer, transformer) -> None:
+        """Check the settings against the model, then take it: a model that
+        fails a check is never kept half-loaded."""
         if not getattr(tokenizer, "is_fast", False):
             raise ValueError(
                 f"TransformerFeatures: {self.name!r} has no fast tokenizer; the "
@@ -103,10 +107,29 @@ class FrozenTransformerShim(Shim):
                 f"{n_states} hidden states (embeddings + {n_states - 1} layers)"
             )
         max_positions = getattr(transformer.config, "max_position_embeddings", None)
+        padding_idx = getattr(getattr(transformer, "embeddings", None), "padding_idx", None)
+        if max_positions is not None and padding_idx is not None:
+            # RoBERTa-style positions start after the padding index: 514 rows hold 512 positions
+            max_positions -= padding_idx + 1
         if max_positions is not None and self.window > max_positions:
             raise ValueError(
                 f"TransformerFeatures: 'window' = {self.window} is longer than the "
                 f"{max_positions} positions {self.name!r} has"
+            )
+        # Where a single sequence's wordpieces start once the special tokens
+        # are added ([CLS] for BERT, <s> for RoBERTa), and how many are added.
+        probe = tokenizer.build_inputs_with_special_tokens([tokenizer.unk_token_id])
+        prefix, n_special = probe.index(tokenizer.unk_token_id), len(probe) - 1
+        if self.window - n_special < 1:
+            raise ValueError(
+                f"TransformerFeatures: 'window' = {self.window} leaves no room for "
+                f"wordpieces next to {n_special} special tokens"
+            )
+        if self.stride > self.window - n_special:
+            raise ValueError(
+                f"TransformerFeatures: 'stride' = {self.stride} is longer than the "
+                f"{self.window - n_special} wordpieces a window of {self.window} "
+                "holds, so windows would leave wordpieces out"
             )
         transformer.eval()
         for param in transformer.parameters():
@@ -114,22 +137,7 @@ class FrozenTransformerShim(Shim):
         transformer.to(get_torch_default_device())
         self._model = transformer
         self.tokenizer = tokenizer
-        # Where a single sequence's wordpieces start once the special tokens
-        # are added ([CLS] for BERT, <s> for RoBERTa), and how many are added.
-        probe = tokenizer.build_inputs_with_special_tokens([tokenizer.unk_token_id])
-        self._prefix = probe.index(tokenizer.unk_token_id)
-        self._n_special = len(probe) - 1
-        if self.window - self._n_special < 1:
-            raise ValueError(
-                f"TransformerFeatures: 'window' = {self.window} leaves no room for "
-                f"wordpieces next to {self._n_special} special tokens"
-            )
-        if self.stride > self.window - self._n_special:
-            raise ValueError(
-                f"TransformerFeatures: 'stride' = {self.stride} is longer than the "
-                f"{self.window - self._n_special} wordpieces a window of {self.window} "
-                "holds, so windows would leave wordpieces out"
-            )
+        self._prefix, self._n_special = prefix, n_special
 
     @property
     def hidden_size(self) -> int:
@@ -278,8 +286,8 @@ class FrozenTransformerShim(Shim):
 
 
 def _cache_key(words: Sequence[str]) -> bytes:
-    # The unit separator cannot occur inside a spaCy token's text.
-    return hashlib.blake2b("\x1f".join(words).encode("utf8"), digest_size=16).digest()
+    # msgpack keeps the word boundaries: no separator a token could contain
+    return hashlib.blake2b(srsly.msgpack_dumps(list(words)), digest_size=16).digest()
 
 
 def _window_starts(n_pieces: int, size: int, stride: int) -> List[int]:
