@@ -210,7 +210,8 @@ def test_evaluation_cli_malformed_data_is_a_clear_error(tmp_path):
     bad.write_text("Paris\tX-LOC\n")
     result = runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, "a", RULES_A), str(bad)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
-    assert "line 1" in result.output
+    # wasabi wraps the message at the terminal width, wherever the temporary path ends
+    assert "line 1" in " ".join(result.output.split())
 
 
 def test_summarize_cli_missing_file_is_a_clear_error(tmp_path):
