@@ -43,6 +43,7 @@ METHODS = [
 # each method's claim in its paper, in its direction: (method, reference)
 CLAIMS = [
     ("token_ner_mom_v2-l50", "token_ner", "MoM over its base loss"),
+    ("token_ner_wce2", "token_ner", "WCE-2 over cross entropy"),
     ("two_task_auc_type_head-fitted", "two_task_bce-fitted", "AUC-2T over CE-2T"),
     ("sampled_spancat_weighted_v2", "sampled_spancat_uniform", "weighted over uniform negatives"),
     ("sampled_spancat_top_v2", "sampled_spancat_uniform", "Top-Neg over uniform negatives"),

@@ -136,6 +136,7 @@ QUICK = ",".join([
     "vectors/sampled_spancat_uniform",  # pretrained: the headline with vectors, and masking's p = 0
     "vectors/ner",  # pretrained: the best built-in of the headline
     "vectors/sampled_spancat_uniform-m50",  # pretrained: masking with vectors
+    "vectors/two_task_bce-fitted",  # pretrained: low resource (and the headline's two-task runs)
     # pretrained, frozen features: none (each run computes MiniLM features; they
     # train in tests/models/test_transformer_features.py); the feature-cache benchmark runs, shrunk
     # transformer: none (its command runs, and selects no run; the MiniLM configs
