@@ -13,7 +13,7 @@ one epoch from its words/s.
 
     python scripts/feature_cache.py --corpus wnut17
 
-Writes metrics/<corpus>/feature_cache.json and .md. Both measurements run in
+Writes metrics/<corpus>/feature_cache.json and .md (``--name``). Both measurements run in
 this one process, one after the other, with the threads torch is given
 (``--threads``); compare figures only within one run.
 """
@@ -78,6 +78,7 @@ def main(
     finetune_steps: int = typer.Option(20, "--finetune-steps", help="Timed updates of the fine-tuned config"),
     threads: int = typer.Option(2, "--threads", help="torch threads"),
     seed: int = typer.Option(0, "--seed"),
+    name: str = typer.Option("feature_cache", "--name", help="Writes metrics/<corpus>/<name>.json and .md"),
     root: Path = typer.Option(ROOT, "--root"),
 ) -> None:
     import torch
@@ -140,7 +141,7 @@ def main(
         "finetune_words_per_second": ft_words / ft_seconds, "finetune_epoch_seconds": ft_epoch,
         "finetune_over_cached_epoch": ft_epoch / later,
     }
-    out = root / "metrics" / corpus / "feature_cache.json"
+    out = root / "metrics" / corpus / f"{name}.json"
     srsly.write_json(out, report, indent=0)
     md = [
         f"Frozen all-MiniLM-L6-v2 features (`{config}`) against fine-tuning (`{finetune}`) on {corpus} train "
