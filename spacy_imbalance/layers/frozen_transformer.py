@@ -13,6 +13,7 @@ weights, the configuration and the tokenizer files, so a saved pipeline loads
 without the original model files.
 """
 import hashlib
+import os
 import tempfile
 from collections import OrderedDict
 from io import BytesIO
@@ -138,6 +139,7 @@ class FrozenTransformerShim(Shim):
         self._model = transformer
         self.tokenizer = tokenizer
         self._prefix, self._n_special = prefix, n_special
+        self._pid = os.getpid()
 
     @property
     def hidden_size(self) -> int:
@@ -176,6 +178,12 @@ class FrozenTransformerShim(Shim):
         self.load()
         import torch
 
+        if os.getpid() != self._pid:
+            # A forked worker (nlp.pipe(n_process > 1)): the parent's OpenMP
+            # thread pool does not survive fork, and a multi-threaded op would
+            # wait on it forever. One thread, as torch's own DataLoader workers.
+            torch.set_num_threads(1)
+            self._pid = os.getpid()
         tokenizer = self.tokenizer
         hidden = int(self._model.config.hidden_size)
         outputs = [numpy.zeros((len(w), self.layers, hidden), dtype="float32") for w in words]
