@@ -20,7 +20,7 @@ this one process, one after the other, with the threads torch is given
 import random
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import List
 
 import srsly
 import typer
@@ -41,14 +41,14 @@ def batches_of(examples: list, batch_words: int) -> List[list]:
     return batches
 
 
-def init(config_path: Path, corpus: Path, seed: int, overrides: Dict[str, object] = {}):
+def init(config_path: Path, corpus: Path, seed: int):
     from spacy.training import Corpus
     from spacy.training.initialize import init_nlp
     from spacy.util import fix_random_seed, load_config
 
     config = load_config(
         config_path,
-        overrides={"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy"), "system.seed": seed, **overrides},
+        overrides={"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy"), "system.seed": seed},
     )
     nlp = init_nlp(config)
     fix_random_seed(seed)
@@ -82,7 +82,6 @@ def main(
     root: Path = typer.Option(ROOT, "--root"),
 ) -> None:
     import torch
-    from spacy.util import fix_random_seed
 
     torch.set_num_threads(threads)
     data = root / "corpus" / corpus
@@ -119,7 +118,6 @@ def main(
     same = warm == cold == uncached
 
     # fine-tuning the same transformer: words/s of updates on batches of the same size
-    fix_random_seed(seed)
     ft_nlp, ft_train, _ = init(root / "configs" / f"{finetune}.cfg", data, seed)
     ft_optimizer = ft_nlp.create_optimizer()
     ft_batches = batches_of(ft_train, batch_words)[: finetune_steps + 1]
