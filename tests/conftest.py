@@ -1,10 +1,14 @@
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+from thinc.api import Ops
 
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.default_corpus import default_corpus_path
 from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
+
+from .device import DEVICES, FakeCupyOps, device, fake_device, has_cupy_gpu
 
 ROOT = Path(__file__).parent.parent
 
@@ -29,3 +33,24 @@ def toy_corpus(tmp_path_factory) -> Path:
     write_docbin(with_ents[:60], folder / "train.spacy")
     write_docbin(with_ents[60:80], folder / "dev.spacy")
     return folder
+
+
+@pytest.fixture(
+    params=[
+        pytest.param(name, marks=pytest.mark.skipif(name == "cupy" and not has_cupy_gpu, reason="needs cupy and a GPU"))
+        for name in DEVICES
+    ]
+)
+def device_ops(request) -> Iterator[Ops]:
+    """The current ops for the test, once per device: numpy, the fake cupy of
+    tests/device.py (host conversions raise, transfers are counted) and, where
+    cupy finds a GPU, cupy. Models built inside the test use these ops."""
+    with device(request.param) as ops:
+        yield ops
+
+
+@pytest.fixture
+def fake_ops() -> Iterator[FakeCupyOps]:
+    """The fake cupy ops as the current ops, counts from 0 (sync budgets)."""
+    with fake_device() as ops:
+        yield ops

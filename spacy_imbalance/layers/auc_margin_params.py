@@ -1,23 +1,26 @@
 """The AUC margin loss's learnable parameters, as a thinc layer of
 ``spacy-imbalance.TwoTaskTagger.v1``: a and b (one per binary task), updated
-by the optimizer with the other weights, and the dual variables alpha
-(``attrs["auc_alpha"]``), moved by the loss's projected ascent only."""
+by the optimizer with the other weights, and the dual variables alpha,
+moved by the loss's projected ascent only.
+
+All three are params, so they stay on the model's device and are saved with
+it. alpha never gets a gradient, and thinc's optimizer steps only the params
+that have one (``Model.finish_update``), so the optimizer never touches it."""
 from typing import Callable, Tuple
 
 from thinc.api import Model
 
 
 def build_auc_margin_params() -> Model[None, None]:
-    """Parameters a and b (``nT`` binary tasks) of the AUC margin loss. The
-    layer computes nothing; it is part of the model so that the optimizer
-    updates a and b and serialisation keeps them."""
+    """Parameters a, b and alpha (``nT`` binary tasks) of the AUC margin
+    loss. The layer computes nothing; it is part of the model so that the
+    optimizer updates a and b and serialisation keeps all three."""
     return Model(
         "auc_margin_params",
         _no_forward,
         init=_init_auc_params,
         dims={"nT": None},
-        params={"a": None, "b": None},
-        attrs={"auc_alpha": None},
+        params={"a": None, "b": None, "alpha": None},
     )
 
 
@@ -32,4 +35,4 @@ def _init_auc_params(model: Model, X: None = None, Y: None = None) -> None:
     # first pulls the positives' scores to 0 and saturates their sigmoids.
     model.set_param("a", model.ops.xp.ones((n_tasks,), dtype="float32"))
     model.set_param("b", model.ops.alloc1f(n_tasks))
-    model.attrs["auc_alpha"] = [0.0] * n_tasks
+    model.set_param("alpha", model.ops.alloc1f(n_tasks))

@@ -2,33 +2,87 @@
 
 The reduction rules are documented once, in the package docstring
 (``spacy_imbalance/losses/__init__.py``).
+
+On a GPU a loss call waits for the device once: gold ids are checked on the
+host before they are uploaded (``check_gold_ids``), and the loss value stays
+on the device (``DeviceLoss``) until a single copy brings every term back.
 """
 import math
 from abc import abstractmethod
 from numbers import Real
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 
-from thinc.api import get_array_module
+import numpy
+from thinc.api import get_array_module, to_numpy
 from thinc.loss import Loss
 from thinc.types import ArrayXd, Floats1d, Floats2d, FloatsXdT, Ints1d
 
 __all__ = [
     "TokenLoss",
     "TokenwiseLoss",
+    "GoldIds",
+    "DeviceLoss",
     "SoftmaxParts",
     "softmax_parts",
     "one_hot",
     "p_minus_one_hot",
     "pow_clipped",
-    "check_inputs",
+    "on_host",
+    "check_gold_ids",
     "check_normalizer",
     "check_setting",
 ]
 
 
+class GoldIds(NamedTuple):
+    """Gold class ids (negative = missing) checked on the host: ``host`` for
+    counting there, ``device`` (on the logits' device) for the arithmetic.
+    With numpy both are the same array."""
+
+    host: numpy.ndarray
+    device: Ints1d
+
+    @property
+    def n_present(self) -> int:
+        return int((self.host >= 0).sum())
+
+
+class DeviceLoss(NamedTuple):
+    """A loss value not yet copied to the host: the sum over ``terms`` of
+    weight * total / divisor, each total a 0-d array on the device.
+    ``to_float`` copies every total in one transfer, so that a loss of
+    several terms (MoM, two_task_ner's heads) waits for the device once."""
+
+    terms: Tuple[Tuple[float, Any, float], ...] = ()
+
+    @classmethod
+    def term(cls, total: Any, divisor: float = 1.0) -> "DeviceLoss":
+        return cls(((1.0, total, divisor),))
+
+    def scaled(self, weight: float) -> "DeviceLoss":
+        return DeviceLoss(tuple((weight * w, total, divisor) for w, total, divisor in self.terms))
+
+    def plus(self, other: "DeviceLoss") -> "DeviceLoss":
+        return DeviceLoss(self.terms + other.terms)
+
+    def to_float(self) -> float:
+        if not self.terms:
+            return 0.0
+        totals = [total for _, total, _ in self.terms]
+        if all(isinstance(total, (numpy.ndarray, numpy.generic)) for total in totals):
+            totals = [float(total) for total in totals]  # numpy: nothing to copy
+        else:
+            totals = to_numpy(get_array_module(totals[0]).stack(totals)).tolist()
+        value = 0.0
+        # total / divisor in double precision, as float(total) / divisor
+        for (weight, _, divisor), total in zip(self.terms, totals):
+            value += weight * (total / divisor)
+        return value
+
+
 class TokenLoss(Loss[Floats2d, Ints1d, Floats2d, float]):
     """Base class of every loss in this package: logits and gold ids in,
-    (d loss / d logits, loss) out. Subclasses implement ``compute``; the thinc
+    (d loss / d logits, loss) out. Subclasses implement ``compute_gold``; the thinc
     methods and ``initialize``/``class_counts`` are shared so a component can
     treat all losses alike.
     """
@@ -43,23 +97,32 @@ class TokenLoss(Loss[Floats2d, Ints1d, Floats2d, float]):
     def get_loss(self, guesses: Floats2d, truths: Ints1d) -> float:
         return self.compute(guesses, truths)[1]
 
-    @abstractmethod
     def compute(
         self, logits: Floats2d, truths: Ints1d, *, normalizer: Optional[float] = None
     ) -> Tuple[Floats2d, float]:
         """Compute the gradient and the loss.
 
         logits (Floats2d): Unnormalised scores, n_tokens x n_classes.
-        truths (Ints1d): Gold class ids; negative ids are missing.
+        truths (Ints1d): Gold class ids; negative ids are missing. Best given
+            on the host (numpy), where they are checked before one upload;
+            ids on the device are copied back once to be checked.
         normalizer (Optional[float]): What the summed token losses are divided
             by; None means ``default_normalizer(truths)``. Ratio losses ignore it.
         RETURNS (Tuple[Floats2d, float]): d loss / d logits and the loss.
         """
+        grad, loss = self.compute_gold(logits, check_gold_ids(logits, truths), normalizer=normalizer)
+        return grad, loss.to_float()
+
+    @abstractmethod
+    def compute_gold(
+        self, logits: Floats2d, gold: GoldIds, *, normalizer: Optional[float] = None
+    ) -> Tuple[Floats2d, DeviceLoss]:
+        """``compute`` for checked gold ids, with the loss still on the device."""
         ...
 
     def default_normalizer(self, truths: Ints1d) -> float:
-        """The normalizer ``compute`` uses when none is given. Ratio losses
-        return 1.0 because they ignore the normalizer anyway."""
+        """The normalizer ``compute`` uses when none is given (``truths`` on
+        the host). Ratio losses return 1.0 because they ignore it anyway."""
         return 1.0
 
     # Whether the reduction needs the batch's sequences (``compute_sequences``),
@@ -110,24 +173,23 @@ class TokenwiseLoss(TokenLoss):
         a placeholder 0); their results are discarded by ``compute``."""
         ...
 
-    def compute(
-        self, logits: Floats2d, truths: Ints1d, *, normalizer: Optional[float] = None
-    ) -> Tuple[Floats2d, float]:
-        truths = check_inputs(logits, truths)
+    def compute_gold(
+        self, logits: Floats2d, gold: GoldIds, *, normalizer: Optional[float] = None
+    ) -> Tuple[Floats2d, DeviceLoss]:
         xp = get_array_module(logits)
         if normalizer is None:
-            normalizer = self.default_normalizer(truths)
+            normalizer = self.default_normalizer(gold.host)
         check_normalizer(normalizer)
-        present = truths >= 0
-        if not bool(present.any()):
-            return xp.zeros_like(logits), 0.0
-        gold = xp.where(present, truths, 0)
-        token_losses, d_logits = self.token_terms(softmax_parts(logits), gold)
+        if gold.n_present == 0:
+            return xp.zeros_like(logits), DeviceLoss()
+        present = gold.device >= 0
+        ids = xp.where(present, gold.device, 0)
+        token_losses, d_logits = self.token_terms(softmax_parts(logits), ids)
         # where() rather than multiplying by a mask, so missing rows are
         # exactly zero whatever their logits hold.
-        loss = float(xp.where(present, token_losses, 0).sum()) / normalizer
+        total = xp.where(present, token_losses, 0).sum()
         grad = xp.where(present[:, None], d_logits / normalizer, 0)
-        return grad.astype(logits.dtype, copy=False), loss
+        return grad.astype(logits.dtype, copy=False), DeviceLoss.term(total, normalizer)
 
 
 class SoftmaxParts(NamedTuple):
@@ -186,29 +248,37 @@ def pow_clipped(base: FloatsXdT, exponent: float) -> FloatsXdT:
     return xp.maximum(base, xp.finfo(base.dtype).tiny) ** exponent
 
 
-def check_inputs(logits: Floats2d, truths: Ints1d) -> Ints1d:
-    """Validate shapes and ids; return ``truths`` as an array on the
-    device of ``logits``."""
-    xp = get_array_module(logits)
-    truths = xp.asarray(truths)
+def on_host(array: Any) -> bool:
+    """Whether ``array`` is host data (a numpy array or a list). With numpy
+    as the device, device arrays are host arrays too."""
+    return isinstance(array, (numpy.ndarray, list, tuple))
+
+
+def check_gold_ids(logits: Floats2d, truths: Ints1d) -> GoldIds:
+    """Validate shapes and ids on the host; return the ids there and on the
+    device of ``logits``. Host ids (the components build them on the host)
+    cost one upload; device ids one copy back, to be checked."""
     if logits.ndim != 2:
         raise ValueError(f"Logits must be 2-dimensional (n_tokens, n_classes), got shape {logits.shape}")
-    if truths.ndim != 1 or truths.shape[0] != logits.shape[0]:
+    host = numpy.asarray(truths) if on_host(truths) else to_numpy(truths)
+    if host.ndim != 1 or host.shape[0] != logits.shape[0]:
         raise ValueError(
             f"Gold ids must have shape ({logits.shape[0]},) to match logits of shape "
-            f"{logits.shape}, got shape {truths.shape}"
+            f"{logits.shape}, got shape {host.shape}"
         )
-    if truths.dtype.kind not in "iu":
-        if truths.size:
-            raise ValueError(f"Gold ids must be integers, got dtype {truths.dtype}")
+    if host.dtype.kind not in "iu":
+        if host.size:
+            raise ValueError(f"Gold ids must be integers, got dtype {host.dtype}")
         # An empty list arrives as a float array; it holds no ids to misread.
-        truths = truths.astype("int32")
-    if truths.size and int(truths.max()) >= logits.shape[1]:
+        host = host.astype("int32")
+    if host.size and int(host.max()) >= logits.shape[1]:
         raise ValueError(
-            f"Gold id {int(truths.max())} is out of range for logits of shape {logits.shape} "
+            f"Gold id {int(host.max())} is out of range for logits of shape {logits.shape} "
             f"({logits.shape[1]} classes)"
         )
-    return truths
+    if on_host(truths) or host.dtype != truths.dtype:
+        return GoldIds(host, get_array_module(logits).asarray(host))
+    return GoldIds(host, truths)
 
 
 def check_setting(

@@ -55,10 +55,11 @@ lambda = 100, for which the ascent would diverge).
 """
 from typing import Literal, NamedTuple, Optional, Tuple, get_args
 
-from thinc.api import get_array_module, registry
+import numpy
+from thinc.api import get_array_module, registry, to_numpy
 from thinc.types import Floats1d, Floats2d, Ints2d
 
-from ._base import check_setting
+from ._base import DeviceLoss, check_setting, on_host
 
 __all__ = [
     "AUCForm",
@@ -161,12 +162,17 @@ class AUCMarginLoss:
 
         h (Floats2d): Sigmoid scores, n_tokens x n_tasks.
         truths (Ints2d): 1 positive, 0 negative, < 0 missing; same shape as h.
+            Best given on the host, where they are checked before one upload;
+            on the device they are copied back once to be checked.
         a (Floats1d): The per-task parameter a (the positive mean's estimate).
         b (Floats1d): The per-task parameter b (the negative mean's estimate).
-        alpha (Floats1d): The per-task dual variables, >= 0.
+        alpha (Floats1d): The per-task dual variables, >= 0: checked when given
+            on the host. On the device it is taken as ``ascend_alpha`` left
+            it (projected onto >= 0), so that no update waits for the check.
         task_weights (Optional[Floats1d]): Per-task weights >= 0 on the loss and
-            on d_h, d_a, d_b; None means 1 for every task.
-        RETURNS (AUCMarginResult): The gradients, the loss and the task losses.
+            on d_h, d_a, d_b; None means 1 for every task. Checked as truths are.
+        RETURNS (AUCMarginResult): The gradients, the loss (the call's one
+            copy to the host) and the task losses.
         """
         truths, task_weights = _check_inputs(h, truths, a, b, alpha, task_weights)
         xp = get_array_module(h)
@@ -204,7 +210,7 @@ class AUCMarginLoss:
             d_a=(task_weights * d_a).astype(a.dtype, copy=False),
             d_b=(task_weights * d_b).astype(b.dtype, copy=False),
             d_alpha=d_alpha.astype(alpha.dtype, copy=False),
-            loss=float((task_weights * task_losses).sum()),
+            loss=DeviceLoss.term((task_weights * task_losses).sum()).to_float(),
             task_losses=task_losses.astype(h.dtype, copy=False),
         )
 
@@ -249,36 +255,41 @@ def _check_inputs(
     alpha: Floats1d,
     task_weights: Optional[Floats1d],
 ) -> Tuple[Ints2d, Floats1d]:
-    """Validate shapes and values; return ``truths`` and ``task_weights`` as
-    arrays on the device of ``h`` (weights of 1 when None)."""
+    """Validate shapes and values on the host; return ``truths`` and
+    ``task_weights`` as arrays on the device of ``h`` (weights of 1 when None)."""
     xp = get_array_module(h)
     if h.ndim != 2:
         raise ValueError(f"Scores h must be 2-dimensional (n_tokens, n_tasks), got shape {h.shape}")
-    truths = xp.asarray(truths)
-    if truths.shape != h.shape:
-        raise ValueError(f"truths must have the shape of h {h.shape}, got shape {truths.shape}")
-    if truths.dtype.kind not in "iu":
-        if truths.size:
-            raise ValueError(f"truths must be integers (1, 0, or < 0 for missing), got dtype {truths.dtype}")
-        truths = truths.astype("int32")
-    if truths.size and int(truths.max()) > 1:
-        raise ValueError(
-            f"truths must be 1 (positive), 0 (negative) or < 0 (missing), got {int(truths.max())}"
-        )
+    host = _host_truths(truths)
+    if host.shape != h.shape:
+        raise ValueError(f"truths must have the shape of h {h.shape}, got shape {host.shape}")
+    if host.size and int(host.max()) > 1:
+        raise ValueError(f"truths must be 1 (positive), 0 (negative) or < 0 (missing), got {int(host.max())}")
     n_tasks = h.shape[1]
     for name, values in (("a", a), ("b", b), ("alpha", alpha)):
         if values.shape != (n_tasks,):
             raise ValueError(f"{name} must have shape ({n_tasks},), one value per task, got shape {values.shape}")
-    if alpha.size and bool((alpha < 0).any()):
+    if on_host(alpha) and alpha.size and bool((numpy.asarray(alpha) < 0).any()):
         raise ValueError("alpha must be >= 0 (project it with ascend_alpha)")
+    device_truths = truths if not on_host(truths) and host.dtype == truths.dtype else xp.asarray(host)
     if task_weights is None:
-        return truths, xp.ones((n_tasks,), dtype=h.dtype)
-    task_weights = xp.asarray(task_weights, dtype=h.dtype)
-    if task_weights.shape != (n_tasks,):
-        raise ValueError(f"task_weights must have shape ({n_tasks},), got shape {task_weights.shape}")
-    if task_weights.size and bool((task_weights < 0).any()):
+        return device_truths, xp.ones((n_tasks,), dtype=h.dtype)
+    weights = numpy.asarray(task_weights if on_host(task_weights) else to_numpy(task_weights), dtype=h.dtype)
+    if weights.shape != (n_tasks,):
+        raise ValueError(f"task_weights must have shape ({n_tasks},), got shape {weights.shape}")
+    if weights.size and bool((weights < 0).any()):
         raise ValueError("task_weights must be >= 0")
-    return truths, task_weights
+    return device_truths, xp.asarray(weights)
+
+
+def _host_truths(truths: Ints2d) -> numpy.ndarray:
+    """The labels on the host, as integers (an empty list arrives as floats)."""
+    host = numpy.asarray(truths) if on_host(truths) else to_numpy(truths)
+    if host.dtype.kind not in "iu":
+        if host.size:
+            raise ValueError(f"truths must be integers (1, 0, or < 0 for missing), got dtype {host.dtype}")
+        host = host.astype("int32")
+    return host
 
 
 @registry.losses("spacy-imbalance.AUCMarginLoss.v1")

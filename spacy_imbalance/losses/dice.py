@@ -2,9 +2,9 @@
 from typing import Optional, Tuple
 
 from thinc.api import get_array_module, registry
-from thinc.types import Floats2d, Ints1d
+from thinc.types import Floats2d
 
-from ._base import TokenLoss, check_inputs, check_normalizer, check_setting, one_hot, softmax_parts
+from ._base import DeviceLoss, GoldIds, TokenLoss, check_normalizer, check_setting, one_hot, softmax_parts
 
 __all__ = ["DiceLoss", "configure_dice_loss_v1", "MIN_GAMMA"]
 
@@ -47,26 +47,25 @@ class DiceLoss(TokenLoss):
         self.alpha = alpha
         self.gamma = gamma
 
-    def compute(
-        self, logits: Floats2d, truths: Ints1d, *, normalizer: Optional[float] = None
-    ) -> Tuple[Floats2d, float]:
-        truths = check_inputs(logits, truths)
+    def compute_gold(
+        self, logits: Floats2d, gold: GoldIds, *, normalizer: Optional[float] = None
+    ) -> Tuple[Floats2d, DeviceLoss]:
         if normalizer is not None:
             check_normalizer(normalizer)
         xp = get_array_module(logits)
-        present = (truths >= 0)[:, None]
-        if not bool(present.any()):
-            return xp.zeros_like(logits), 0.0
+        if gold.n_present == 0:
+            return xp.zeros_like(logits), DeviceLoss()
+        present = (gold.device >= 0)[:, None]
         n_classes = logits.shape[1]
         parts = softmax_parts(logits)
         p, one_minus_p = parts.p, parts.one_minus_p
         # Missing rows are zeroed before any sum, so they take no part in the ratio.
-        y = xp.where(present, one_hot(xp.where(present[:, 0], truths, 0), n_classes, logits), 0)
+        y = xp.where(present, one_hot(xp.where(present[:, 0], gold.device, 0), n_classes, logits), 0)
         modulator = one_minus_p**self.alpha
         q = xp.where(present, modulator * p, 0)
         denominator = q.sum(axis=0) + y.sum(axis=0) + self.gamma
         ratio = (2 * (q * y).sum(axis=0) + self.gamma) / denominator
-        loss = float((1 - ratio).mean())
+        loss = DeviceLoss.term((1 - ratio).mean())
         # dL/dq. The ratio is in [0, 1], so this is at most 3 / gamma; dividing
         # by the denominator twice, not by its square, which underflows to 0
         # in float32 once gamma < 1e-19.

@@ -14,10 +14,11 @@ Two versions differ only in how the O-only term L_MoM is normalised:
 """
 from typing import List, Optional, Sequence, Tuple
 
+import numpy
 from thinc.api import get_array_module, registry
 from thinc.types import Floats2d, Ints1d
 
-from ._base import TokenLoss, check_inputs, check_setting
+from ._base import DeviceLoss, GoldIds, TokenLoss, check_gold_ids, check_setting
 from .cross_entropy import CrossEntropy
 
 __all__ = ["MoMLoss", "MoMLossV2", "configure_mom_loss_v1", "configure_mom_loss_v2"]
@@ -68,37 +69,40 @@ class MoMLoss(TokenLoss):
     def default_normalizer(self, truths: Ints1d) -> float:
         return self.base.default_normalizer(truths)
 
-    def compute(
-        self, logits: Floats2d, truths: Ints1d, *, normalizer: Optional[float] = None
-    ) -> Tuple[Floats2d, float]:
-        return self._combine(logits, truths, normalizer, None)
+    def compute_gold(
+        self, logits: Floats2d, gold: GoldIds, *, normalizer: Optional[float] = None
+    ) -> Tuple[Floats2d, DeviceLoss]:
+        return self._combine(logits, gold, normalizer, None)
 
     def _combine(
-        self, logits: Floats2d, truths: Ints1d, normalizer: Optional[float], mom_normalizer: Optional[float]
-    ) -> Tuple[Floats2d, float]:
+        self, logits: Floats2d, gold: GoldIds, normalizer: Optional[float], mom_normalizer: Optional[float]
+    ) -> Tuple[Floats2d, DeviceLoss]:
         """lambda_ * base + (1 - lambda_) * base over the O tokens; the O-only
-        term is divided by ``mom_normalizer`` (None: the base's normalizer)."""
-        truths = check_inputs(logits, truths)
+        term is divided by ``mom_normalizer`` (None: the base's normalizer).
+        The ids are checked once, here: both terms take them as checked."""
         if self.majority_class >= logits.shape[1]:
             raise ValueError(
                 f"majority_class={self.majority_class} is out of range for logits of shape {logits.shape}"
             )
         if normalizer is None:
-            normalizer = self.base.default_normalizer(truths)
+            normalizer = self.base.default_normalizer(gold.host)
         if mom_normalizer is None:
             mom_normalizer = normalizer
         # At either end one term has weight 0: skip it rather than pay for a
         # second pass over the batch.
         if self.lambda_ == 1:
-            return self.base.compute(logits, truths, normalizer=normalizer)
+            return self.base.compute_gold(logits, gold, normalizer=normalizer)
         xp = get_array_module(logits)
-        majority_only = xp.where(truths == self.majority_class, truths, -1)
-        mom_grad, mom_loss = self.base.compute(logits, majority_only, normalizer=mom_normalizer)
+        majority_only = GoldIds(
+            numpy.where(gold.host == self.majority_class, gold.host, -1).astype(gold.host.dtype, copy=False),
+            xp.where(gold.device == self.majority_class, gold.device, -1).astype(gold.device.dtype, copy=False),
+        )
+        mom_grad, mom_loss = self.base.compute_gold(logits, majority_only, normalizer=mom_normalizer)
         if self.lambda_ == 0:
             return mom_grad, mom_loss
-        grad, loss = self.base.compute(logits, truths, normalizer=normalizer)
+        grad, loss = self.base.compute_gold(logits, gold, normalizer=normalizer)
         weight = self.lambda_
-        return weight * grad + (1 - weight) * mom_grad, weight * loss + (1 - weight) * mom_loss
+        return weight * grad + (1 - weight) * mom_grad, loss.scaled(weight).plus(mom_loss.scaled(1 - weight))
 
 
 @registry.losses("spacy-imbalance.MoMLoss.v1")
@@ -148,13 +152,18 @@ class MoMLossV2(MoMLoss):
         n_sequences: Optional[int] = None,
     ) -> Tuple[Floats2d, float]:
         if n_sequences is None:
-            raise ValueError(
-                "MoMLoss.v2 averages its O-only term over sentences (Eq. 3): give n_sequences, the number "
-                "of sentences whose tokens the rows hold, or call compute_sequences with their lengths"
-            )
+            raise ValueError(_NEEDS_SEQUENCES)
         if isinstance(n_sequences, bool) or not isinstance(n_sequences, int) or n_sequences < 1:
             raise ValueError(f"n_sequences must be an integer >= 1, got {n_sequences!r}")
-        return self._combine(logits, truths, normalizer, float(n_sequences * self.max_length))
+        mom_normalizer = float(n_sequences * self.max_length)
+        grad, loss = self._combine(logits, check_gold_ids(logits, truths), normalizer, mom_normalizer)
+        return grad, loss.to_float()
+
+    def compute_gold(
+        self, logits: Floats2d, gold: GoldIds, *, normalizer: Optional[float] = None
+    ) -> Tuple[Floats2d, DeviceLoss]:
+        # as the base of another loss there is no N to divide by
+        raise ValueError(_NEEDS_SEQUENCES)
 
     def compute_sequences(self, logits: Floats2d, truths: Ints1d, lengths: Sequence[int]) -> Tuple[Floats2d, float]:
         if sum(int(n) for n in lengths) != len(truths):
@@ -164,6 +173,12 @@ class MoMLossV2(MoMLoss):
     def __call__(self, guesses: Floats2d, truths: Ints1d) -> Tuple[Floats2d, float]:
         # thinc's Loss API has no sequence lengths: refuse rather than guess N
         return self.compute(guesses, truths)
+
+
+_NEEDS_SEQUENCES = (
+    "MoMLoss.v2 averages its O-only term over sentences (Eq. 3): give n_sequences, the number "
+    "of sentences whose tokens the rows hold, or call compute_sequences with their lengths"
+)
 
 
 @registry.losses("spacy-imbalance.MoMLoss.v2")

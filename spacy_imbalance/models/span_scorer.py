@@ -12,7 +12,12 @@ Top-Neg v2 takes the ``hidden`` output of every candidate.
 
 Called as a whole (``model.predict(docs)``), it scores every candidate of
 width 1..``attrs["max_span_width"]`` (set by the component) and returns
-``SpanScores``.
+``SpanScores``. In prediction mode (and for the samplers' scores of every
+candidate, ``candidate_logits``/``candidate_hidden``) the Maxout's affine
+map on the span vectors is computed from per-token projections summed per
+span (``project_spans``): the same values up to float rounding, without one
+gemm over all n·L concatenated span vectors. The weights are unchanged:
+Maxout's W is split into the blocks acting on h_i, h_j and f(w).
 
 Span representations (``representation``):
 
@@ -22,14 +27,20 @@ Span representations (``representation``):
 """
 from typing import Callable, List, NamedTuple, Optional, Tuple
 
+import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Linear, Maxout, Model, chain, zero_init
+from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, zero_init
 from thinc.types import Floats2d
 
-from ..layers.span_representation import REPRESENTATIONS, Representation, build_span_representation
+from ..layers.span_representation import REPRESENTATIONS, Representation, build_span_representation, span_projector
 from ..spans.candidates import Candidates, enumerate_candidates
 
+# candidates per run on CPU: a run's pre-activations (1024 x 768 floats at
+# hidden_width 256, 3 pieces) stay in cache through the maxout, LayerNorm and
+# output layer, where the whole batch's (tens of MiB) would not (-30 % time
+# for those steps); on GPU one run is fastest
+_CPU_RUN = 1024
 
 
 class SpanScores(NamedTuple):
@@ -62,7 +73,12 @@ def build_span_scorer_v1(
         raise ValueError(f"SpanScorer.v1: dropout must be in [0, 1), got {dropout!r}")
     span_repr = build_span_representation(representation, width_embedding)
     output_layer = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
-    hidden = Maxout(nO=hidden_width, nP=maxout_pieces, dropout=dropout, normalize=True)
+    maxout = Maxout(nO=hidden_width, nP=maxout_pieces)
+    layer_norm = LayerNorm(nI=hidden_width)
+    # the nesting Maxout(normalize=True, dropout=...) builds, by hand so that
+    # the fast path can reach the maxout's W and b: saved pipelines keep
+    # their node order and parameter names
+    hidden = chain(chain(maxout, layer_norm), Dropout(dropout))
     scorer = chain(hidden, output_layer)
     head = chain(span_repr, scorer)
     return Model(
@@ -76,6 +92,8 @@ def build_span_scorer_v1(
             "span_repr": span_repr,
             "scorer": scorer,
             "hidden": hidden,
+            "maxout": maxout,
+            "layer_norm": layer_norm,
             "output_layer": output_layer,
         },
         attrs={"max_span_width": None, "head_dropout": dropout},
@@ -86,16 +104,60 @@ def forward(model: Model[List[Doc], SpanScores], docs: List[Doc], is_train: bool
     tok2vec, head = model.layers
     ops = model.ops
     tokvecs, bp_tokvecs = tok2vec(docs, is_train)
-    lengths = [len(doc) for doc in docs]
+    # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
+    lengths = numpy.asarray([len(doc) for doc in docs], dtype="int32")
     candidates = enumerate_candidates(ops, lengths, max_width(model))
     X = _flatten(model, tokvecs)
+    if not is_train:
+        return SpanScores(candidates, candidate_logits(model, X, candidates)), _no_backprop
     logits, bp_head = head((X, candidates.starts, candidates.ends), is_train)
 
     def backprop(d_logits: Floats2d) -> List[Doc]:
         d_X, _, _ = bp_head(d_logits)
-        return bp_tokvecs(ops.unflatten(d_X, ops.asarray1i(lengths)))
+        return bp_tokvecs(ops.unflatten(d_X, lengths))
 
     return SpanScores(candidates, logits), backprop
+
+
+def _no_backprop(d_logits: Floats2d) -> List[Doc]:
+    raise ValueError("SpanScorer.v1: the scores were computed in prediction mode (is_train=False); use begin_update to train")
+
+
+def candidate_logits(model: Model[List[Doc], SpanScores], X: Floats2d, candidates: Candidates) -> Floats2d:
+    """The head's logits for every candidate, in prediction mode: no dropout,
+    nothing kept for a backward pass."""
+    return _score_candidates(model, X, candidates, [model.get_ref("layer_norm"), model.get_ref("output_layer")])
+
+
+def candidate_hidden(model: Model[List[Doc], SpanScores], X: Floats2d, candidates: Candidates) -> Floats2d:
+    """The ``hidden`` layer's output (the output layer's input) for every
+    candidate, in prediction mode."""
+    return _score_candidates(model, X, candidates, [model.get_ref("layer_norm")])
+
+
+def _score_candidates(model: Model[List[Doc], SpanScores], X: Floats2d, candidates: Candidates, after_maxout: List[Model]) -> Floats2d:
+    """The Maxout's pre-activations from per-token projections (the same as
+    on the concatenated span vectors up to float rounding), then its max and
+    the ``after_maxout`` layers (the hidden layer's dropout is the identity
+    in prediction mode), a run of candidates at a time on CPU."""
+    ops = model.ops
+    maxout = model.get_ref("maxout")
+    nO, nP, nI = (maxout.get_dim(name) for name in ("nO", "nP", "nI"))
+    W = ops.reshape2f(maxout.get_param("W"), nO * nP, nI)
+    b = ops.reshape1f(maxout.get_param("b"), nO * nP)
+    projector = span_projector(model.get_ref("span_repr"), X, candidates, W, b)
+    n = len(candidates)
+    step = _CPU_RUN if ops.device_type == "cpu" else max(n, 1)
+    outputs = []
+    for start in range(0, n, step):
+        pre_activation = projector.rows(start, min(start + step, n))
+        Y, _ = ops.maxout(ops.reshape3f(pre_activation, pre_activation.shape[0], nO, nP))
+        for layer in after_maxout:
+            Y = layer.predict(Y)
+        outputs.append(Y)
+    if not outputs:
+        return ops.alloc2f(0, after_maxout[-1].get_dim("nO"))
+    return outputs[0] if len(outputs) == 1 else ops.xp.concatenate(outputs)
 
 
 def init(model: Model[List[Doc], SpanScores], X: Optional[List[Doc]] = None, Y: Optional[SpanScores] = None) -> None:
@@ -117,9 +179,16 @@ def init(model: Model[List[Doc], SpanScores], X: Optional[List[Doc]] = None, Y: 
 
 
 def max_width(model: Model) -> int:
+    """The candidates' width limit, validated on the host against the width
+    embedding's rows: the span representation does not check device indices
+    (that would be a device sync per batch)."""
     value = model.attrs.get("max_span_width")
     if value is None:
         raise ValueError("SpanScorer.v1: attrs['max_span_width'] is unset; the sampled_spancat component sets it")
+    span_repr = model.get_ref("span_repr")
+    n_widths = span_repr.get_dim("nV") if span_repr.has_dim("nV") else None
+    if n_widths is not None and span_repr.attrs["representation"] == "endpoints_width" and int(value) > n_widths:
+        raise ValueError(f"SpanScorer.v1: max_span_width {int(value)} exceeds the width embedding's {n_widths} widths")
     return int(value)
 
 

@@ -5,8 +5,9 @@ whose output columns hold every head of the two-task NER component
 
 The model also owns the AUC margin loss's learnable a and b (one per binary
 task), so that the spaCy optimizer updates them with the other weights, and
-its dual variables alpha (``attrs["auc_alpha"]``), which the loss moves by
-projected gradient *ascent* and the optimizer must never touch.
+its dual variables alpha (the param "alpha" of the ``auc_params`` layer, with
+no gradient), which the loss moves by projected gradient *ascent* and the
+optimizer never touches (``spacy_imbalance.layers.auc_margin_params``).
 """
 from typing import Callable, List, Optional, Tuple
 
@@ -46,9 +47,15 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y: Optional[OutT] = N
 
 
 def get_alpha(model: Model) -> Floats1d:
-    return model.ops.asarray1f(model.attrs["auc_alpha"])
+    """The dual variables alpha of the ``auc_params`` layer, on its device."""
+    if not model.has_param("alpha"):
+        # a pipeline saved when alpha was the attr "auc_alpha" (a list)
+        n_tasks = model.get_dim("nT")
+        model.set_param("alpha", model.ops.asarray1f(model.attrs.get("auc_alpha") or [0.0] * n_tasks))
+    return model.get_param("alpha")
 
 
 def set_alpha(model: Model, alpha: Floats1d) -> None:
-    # a list of floats: serialisable with the model's attrs on any device
-    model.attrs["auc_alpha"] = [float(x) for x in model.ops.to_numpy(alpha)]
+    # a param on the device: an AUC update reads and writes it without
+    # copying to the host (a list attr cost a copy per update)
+    model.set_param("alpha", model.ops.asarray1f(alpha))

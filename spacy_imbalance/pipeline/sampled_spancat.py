@@ -42,7 +42,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 from spacy.language import Language
-from spacy.tokens import Doc, SpanGroup
+from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
@@ -51,7 +51,7 @@ from thinc.types import Floats2d, Ints1d
 from ..spans.candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
 from .tagging.decoding import greedy_non_overlapping
 from ..losses import TokenLoss
-from ..models.span_scorer import SpanScores
+from ..models.span_scorer import SpanScores, candidate_hidden, candidate_logits
 from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
 from ..spans.gold import SpanTargets, count_gold, gold_labels, span_targets
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
@@ -218,36 +218,26 @@ class SampledSpanCategorizer(ClassCountedPipe):
         every non-O span with its probability -> ``doc.spans[spans_key]``."""
         docs = list(docs)
         candidates, logits = scores
-        ops = self.model.ops
-        xp = ops.xp
-        if logits.shape[0]:
-            probs = _softmax(xp, logits)
-            best = probs.argmax(axis=1)
-            entity = xp.nonzero(best > 0)[0]
-            # only the (few) non-O candidates leave the device
-            starts = ops.to_numpy(candidates.starts[entity])
-            ends = ops.to_numpy(candidates.ends[entity]) + 1
-            doc_ids = ops.to_numpy(candidates.doc_ids[entity])
-            classes = ops.to_numpy(best[entity])
-            confidence = ops.to_numpy(probs[entity, best[entity]])
-        else:
-            starts = ends = doc_ids = classes = numpy.zeros((0,), dtype="int32")
-            confidence = numpy.zeros((0,), dtype="float32")
+        spans, confidence = _entity_candidates(self.model.ops, candidates, logits)
+        # candidates are in doc order: each doc's spans are one slice
+        bounds = numpy.searchsorted(spans[:, 2], numpy.arange(len(docs) + 1))
         offsets = doc_offsets(candidates.doc_lengths)
-        labels = self.classes
-        spans_key = self.cfg["spans_key"]
         for i, doc in enumerate(docs):
-            mine = numpy.nonzero(doc_ids == i)[0]
-            local_starts, local_ends = starts[mine] - offsets[i], ends[mine] - offsets[i]
-            spans = [doc[int(s) : int(e)] for s, e in zip(local_starts, local_ends)]
-            for span, class_id in zip(spans, classes[mine]):
-                span.label_ = labels[int(class_id)]
-            kept = greedy_non_overlapping(local_starts, local_ends, confidence[mine])
-            doc.set_ents(keep_preset(doc, [spans[k] for k in kept]), default="outside")
-            if spans_key is not None:
-                group = SpanGroup(doc, name=spans_key, spans=spans)
-                group.attrs["scores"] = [float(c) for c in confidence[mine]]
-                doc.spans[spans_key] = group
+            mine = slice(int(bounds[i]), int(bounds[i + 1]))
+            self._annotate(doc, spans[mine, :2] - offsets[i], spans[mine, 3], confidence[mine])
+
+    def _annotate(self, doc: Doc, start_end: numpy.ndarray, classes: numpy.ndarray, confidence: numpy.ndarray) -> None:
+        """One doc's non-O spans (host arrays: rows of token start and
+        exclusive end, class, probability) -> doc.ents and doc.spans[spans_key]."""
+        labels = self.classes
+        spans = [Span(doc, int(start), int(end), label=labels[int(class_id)]) for (start, end), class_id in zip(start_end, classes)]
+        kept = greedy_non_overlapping(start_end[:, 0], start_end[:, 1], confidence)
+        doc.set_ents(keep_preset(doc, [spans[k] for k in kept]), default="outside")
+        spans_key = self.cfg["spans_key"]
+        if spans_key is not None:
+            group = SpanGroup(doc, name=spans_key, spans=spans)
+            group.attrs["scores"] = confidence.tolist()
+            doc.spans[spans_key] = group
 
     # -- training ---------------------------------------------------------
 
@@ -292,7 +282,8 @@ class SampledSpanCategorizer(ClassCountedPipe):
         logits, bp_head = head.begin_update((X, candidates.starts[selected], candidates.ends[selected]))
         d_logits, loss = self.loss(logits, targets.classes[selected])
         d_X, _, _ = bp_head(d_logits)
-        bp_tokvecs(ops.unflatten(d_X, ops.asarray1i(lengths)))
+        # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
+        bp_tokvecs(ops.unflatten(d_X, numpy.asarray(lengths, dtype="int32")))
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += float(loss)
@@ -345,28 +336,25 @@ class SampledSpanCategorizer(ClassCountedPipe):
         if self._generator is None:
             self._generator = _seeded_generator(self.model.ops)
         batch = SamplingBatch(self.model.ops, candidates, targets.classes, step=int(self.cfg["n_updates"]))
-        span_input = (X, candidates.starts, candidates.ends)
         if self.negatives.needs_probs and len(candidates):
-            batch = batch._replace(probs=_softmax(self.model.ops.xp, self.model.get_ref("head").predict(span_input)))
+            batch = batch._replace(probs=_softmax(self.model.ops.xp, candidate_logits(self.model, X, candidates)))
         if self.negatives.needs_vectors and len(candidates):
-            batch = batch._replace(vectors=self.model.get_ref("span_repr").predict(span_input))
+            batch = batch._replace(vectors=self.model.get_ref("span_repr").predict((X, candidates.starts, candidates.ends)))
         if self.negatives.needs_hidden and len(candidates):
-            batch = batch._replace(hidden=self._hidden(span_input, batch.vectors))
+            batch = batch._replace(hidden=self._hidden(X, candidates))
         return self.negatives.sample(batch, self._generator)
 
-    def _hidden(self, span_input: Tuple[Floats2d, Ints1d, Ints1d], vectors: Optional[Floats2d]) -> Floats2d:
+    def _hidden(self, X: Floats2d, candidates: Candidates) -> Floats2d:
         """The scoring head's hidden layer (the output layer's input) for
         every candidate, in prediction mode: no dropout, nothing kept for a
         backward pass."""
-        if not self.model.has_ref("hidden"):
+        if not all(self.model.has_ref(name) for name in ("hidden", "maxout", "layer_norm")):
             raise ValueError(
                 f"sampled_spancat '{self.name}': the {type(self.negatives).__name__} sampler needs the model's "
-                "'hidden' layer (the output layer's input), which this model does not name; use "
-                "spacy-imbalance.SpanScorer.v1"
+                "'hidden' layer (the output layer's input) and its 'maxout' and 'layer_norm', which this model "
+                "does not name; use spacy-imbalance.SpanScorer.v1"
             )
-        if vectors is None:
-            vectors = self.model.get_ref("span_repr").predict(span_input)
-        return self.model.get_ref("hidden").predict(vectors)
+        return candidate_hidden(self.model, X, candidates)
 
     def _count_missampled(self, targets: SpanTargets, negatives: Ints1d) -> None:
         if targets.masked is None:
@@ -471,6 +459,26 @@ def _seeded_generator(ops: Ops) -> Any:
     # numpy's global state is what spacy train's fix_random_seed([training]
     # seed) set, so the sampler's stream follows the training seed
     return make_generator(ops, int(numpy.random.randint(0, 2**31 - 1)))
+
+
+def _entity_candidates(ops: Ops, candidates: Candidates, logits: Floats2d) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The candidates whose argmax class is not O, as host arrays: rows of
+    (global start, exclusive end, doc, class) and each one's probability.
+    Computed on the device for the (few) non-O rows only, and copied in one
+    transfer: the float32 probabilities travel as the int32 column of their
+    bits."""
+    if not logits.shape[0]:
+        return numpy.zeros((0, 4), dtype="int32"), numpy.zeros((0,), dtype="float32")
+    xp = ops.xp
+    best = logits.argmax(axis=1).astype("int32")
+    entity = xp.nonzero(best > 0)[0]
+    best = best[entity]
+    shifted = logits[entity] - logits[entity, best][:, None]
+    # softmax probability of the argmax class: exp(0) over the row's sum
+    confidence = (1.0 / xp.exp(shifted).sum(axis=1)).astype("float32")
+    columns = [candidates.starts[entity], candidates.ends[entity] + 1, candidates.doc_ids[entity], best, confidence.view("int32")]
+    rows = ops.to_numpy(xp.stack(columns, axis=1))
+    return rows[:, :4], numpy.ascontiguousarray(rows[:, 4]).view("float32")
 
 
 def _softmax(xp: Any, logits: Floats2d) -> Floats2d:

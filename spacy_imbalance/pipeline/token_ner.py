@@ -123,16 +123,19 @@ class TokenNER(ClassCountedPipe):
         has (e.g. from an ``entity_ruler`` before this component) are kept;
         predicted entities that overlap them are dropped."""
         docs = list(docs)
+        if not docs:
+            return
         ops = self.model.ops
-        host_lengths = [len(s) for s in scores]
-        lengths = ops.asarray1i(host_lengths)
-        # one softmax and one device-to-host copy for the whole batch
-        log_probs = ops.unflatten(_log_softmax(ops, ops.flatten(scores)), lengths) if docs else []
+        # host lengths: Ops.unflatten would copy device lengths back
+        lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
+        # one softmax for the whole batch
+        flat_log_probs = _log_softmax(ops, ops.flatten(scores))
         start, trans, end = transition_masks(self.tags, self.cfg["tag_scheme"])
-        paths = constrained_viterbi(ops, log_probs, start, trans, end)
-        host = numpy.split(ops.to_numpy(ops.flatten(log_probs)), numpy.cumsum(host_lengths)[:-1]) if docs else []
+        paths = constrained_viterbi(ops, ops.unflatten(flat_log_probs, lengths), start, trans, end)
         tags = self.tags
         spans_key = self.cfg["spans_key"]
+        # only the span scores read the log-probabilities: copy them only then
+        host = _split(ops.to_numpy(flat_log_probs), lengths) if spans_key is not None else paths
         for doc, path, lp in zip(docs, paths, host):
             spans = tag_spans(doc, path, tags)
             doc.set_ents(keep_preset(doc, spans), default="outside")
@@ -173,14 +176,17 @@ class TokenNER(ClassCountedPipe):
         truths = numpy.concatenate(
             [gold_tag_ids(eg, tag_index, self.cfg["tag_scheme"]) for eg in examples]
         )
-        lengths = ops.asarray1i([len(s) for s in scores])
+        # host lengths: Ops.unflatten would copy device lengths back
+        lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
+        flat = ops.flatten(scores)
         # thinc losses return (grad, loss): tagger.pyx does the same swap.
-        # The lengths let a loss average per sentence (MoMLoss.v2).
-        flat, gold = ops.flatten(scores), ops.asarray1i(truths)
+        # The lengths let a loss average per sentence (MoMLoss.v2). The
+        # package's losses take the gold ids from the host: they check them
+        # there and upload them once.
         if hasattr(self.loss, "compute_sequences"):
-            d_flat, loss = self.loss.compute_sequences(flat, gold, [len(s) for s in scores])
+            d_flat, loss = self.loss.compute_sequences(flat, truths, lengths.tolist())
         else:  # any thinc loss with the package's initialize protocol
-            d_flat, loss = self.loss(flat, gold)
+            d_flat, loss = self.loss(flat, ops.asarray1i(truths))
         return float(loss), ops.unflatten(d_flat, lengths)
 
     def initialize(
@@ -219,6 +225,11 @@ def _log_softmax(ops: Any, scores: Floats2d) -> Floats2d:
     xp = ops.xp
     shifted = scores - scores.max(axis=1, keepdims=True) if len(scores) else scores
     return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _split(flat: numpy.ndarray, lengths: numpy.ndarray) -> List[numpy.ndarray]:
+    """The rows of each doc, from a host array of the batch's rows."""
+    return numpy.split(flat, numpy.cumsum(lengths)[:-1])
 
 
 def _scored_group(doc: Doc, key: str, spans: List[Any], path: Any, log_probs: Any) -> SpanGroup:

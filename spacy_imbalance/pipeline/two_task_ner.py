@@ -24,7 +24,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from ..losses import AUCMarginLoss
-from ..losses._base import check_setting
+from ..losses._base import DeviceLoss, check_setting
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, keep_preset
@@ -199,11 +199,20 @@ class TwoTaskNER(LabelledEntityPipe):
         return self.model.predict(docs)
 
     def set_annotations(self, docs: Iterable[Doc], scores: Scores) -> None:
-        ops = self.model.ops
-        for doc, doc_scores in zip(docs, scores):
-            h, type_log_probs = self.decision_inputs(ops.to_numpy(doc_scores))
-            spans = make_spans(doc, self.decode(doc, h, type_log_probs, *self.thresholds))
+        thresholds = self.thresholds
+        for doc, doc_scores in zip(docs, self.host_scores(scores)):
+            h, type_log_probs = self.decision_inputs(doc_scores)
+            spans = make_spans(doc, self.decode(doc, h, type_log_probs, *thresholds))
             doc.set_ents(keep_preset(doc, spans), default="outside")
+
+    def host_scores(self, scores: Scores) -> List[numpy.ndarray]:
+        """Each doc's scores on the host, from one copy of the batch's (a
+        copy per doc would wait for the device once per doc)."""
+        if not scores:
+            return []
+        ops = self.model.ops
+        flat = ops.to_numpy(ops.flatten(scores))
+        return numpy.split(flat, numpy.cumsum([len(s) for s in scores])[:-1])
 
     def decision_inputs(self, scores: numpy.ndarray) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
         """Sigmoid task scores and, with a type head, its log-probabilities."""
@@ -291,30 +300,40 @@ class TwoTaskNER(LabelledEntityPipe):
         d_flat = ops.alloc2f(*flat.shape)
         phase = self.phase
         auc = None
+        # the targets stay on the host, where the losses check them before
+        # one upload each; the loss terms stay on the device until one copy
         if phase == "ce":
-            bio = ops.asarray1i(numpy.concatenate([t[2] for t in targets]))
+            bio = numpy.concatenate([t[2] for t in targets])
             loss, d_flat[:, layout.bio] = _softmax_ce(ops, flat[:, layout.bio], bio)
         else:
-            tasks = ops.asarray2i(numpy.concatenate([t[0] for t in targets]).reshape(-1, layout.n_tasks))
-            weights = numpy.concatenate([numpy.ones(layout.n_pairs), numpy.full(layout.n_pairs, self.cfg["lambda_"])])
-            logits = flat[:, layout.tasks]
-            h = _sigmoid(ops.xp, logits)
-            if phase == "bce":
-                loss, d_logits = _binary_ce(ops, logits, h, tasks, ops.asarray1f(weights))
-            else:
-                params = self.model.get_ref("auc_params")
-                auc = self.auc_loss.compute(
-                    h, tasks, params.get_param("a"), params.get_param("b"), get_alpha(params),
-                    task_weights=ops.asarray1f(weights),
-                )
-                # through the sigmoid: dh/dlogit = h (1 - h)
-                loss, d_logits = auc.loss, auc.d_h * h * (1.0 - h)
-            d_flat[:, layout.tasks] = d_logits
+            loss, d_flat[:, layout.tasks], auc = self._task_loss(flat[:, layout.tasks], targets, phase)
         if layout.typing == "type_head" and phase != "ce":
-            types = ops.asarray1i(numpy.concatenate([t[1] for t in targets]))
+            types = numpy.concatenate([t[1] for t in targets])
             type_loss, d_flat[:, layout.types] = _softmax_ce(ops, flat[:, layout.types], types)
-            loss += type_loss
-        return float(loss), ops.unflatten(d_flat, ops.asarray1i([len(s) for s in scores])), auc
+            loss = loss.plus(type_loss)
+        total = (auc.loss if auc is not None else 0.0) + loss.to_float()
+        # host lengths: Ops.unflatten would copy device lengths back
+        lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
+        return total, ops.unflatten(d_flat, lengths), auc
+
+    def _task_loss(
+        self, logits: Floats2d, targets: list, phase: str
+    ) -> Tuple[DeviceLoss, Floats2d, Optional[AUCMarginResult]]:
+        """The binary tasks' loss and its gradient w.r.t. their logits: BCE,
+        or the AUC margin loss (which copies its value to the host itself)."""
+        ops, layout = self.model.ops, self.layout
+        tasks = numpy.concatenate([t[0] for t in targets]).reshape(-1, layout.n_tasks)
+        weights = numpy.asarray([1.0] * layout.n_pairs + [self.cfg["lambda_"]] * layout.n_pairs, dtype="float32")
+        h = _sigmoid(ops.xp, logits)
+        if phase == "bce":
+            loss, d_logits = _binary_ce(ops, logits, h, ops.asarray2i(tasks), ops.asarray1f(weights))
+            return loss, d_logits, None
+        params = self.model.get_ref("auc_params")
+        auc = self.auc_loss.compute(
+            h, tasks, params.get_param("a"), params.get_param("b"), get_alpha(params), task_weights=weights
+        )
+        # through the sigmoid: dh/dlogit = h (1 - h)
+        return DeviceLoss(), auc.d_h * h * (1.0 - h), auc
 
     @property
     def _fits_thresholds(self) -> bool:
@@ -336,9 +355,10 @@ class TwoTaskNER(LabelledEntityPipe):
         if not keep:
             return
         h = _sigmoid(ops.xp, ops.xp.concatenate([scores[i][:, layout.tasks] for i in keep]))
-        tasks = ops.asarray2i(numpy.concatenate([targets[i][0] for i in keep]))
-        after = ops.xp.asarray(after_entity_tokens([targets[i][0] for i in keep], layout.n_pairs))
+        tasks = numpy.concatenate([targets[i][0] for i in keep])
+        after = after_entity_tokens([targets[i][0] for i in keep], layout.n_pairs)
         histograms = ScoreHistograms.from_cfg(self.cfg["score_histograms"])
+        # counted on the host, where the targets are: the scores cross once
         histograms.add(ops, h, tasks, layout.n_pairs, after)
         self.cfg["score_histograms"] = histograms.to_cfg()
         self.cfg["fitted_thresholds"] = list(histograms.thresholds())
@@ -395,31 +415,34 @@ def check_thresholds(en_threshold: Optional[float], be_threshold: Optional[float
             )
 
 
-def _softmax_ce(ops: Any, logits: Floats2d, gold) -> Tuple[float, Floats2d]:
+def _softmax_ce(ops: Any, logits: Floats2d, gold: numpy.ndarray) -> Tuple[DeviceLoss, Floats2d]:
     """Token-mean cross entropy over non-missing tokens (the COMAUC-2T phase
-    and the type head)."""
+    and the type head); ``gold`` on the host, where the tokens are counted."""
     xp = ops.xp
+    n = max(int((gold >= 0).sum()), 1)
+    gold = ops.asarray1i(gold)
     present = gold >= 0
-    n = max(int(present.sum()), 1)
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_p = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
     safe = xp.where(present, gold, 0)
     rows = xp.arange(len(gold))
-    loss = float(-xp.where(present, log_p[rows, safe], 0).sum()) / n
+    total = -xp.where(present, log_p[rows, safe], 0).sum()
     grad = xp.exp(log_p)
     grad[rows, safe] -= 1.0
-    return loss, xp.where(present[:, None], grad / n, 0).astype(logits.dtype)
+    return DeviceLoss.term(total, n), xp.where(present[:, None], grad / n, 0).astype(logits.dtype)
 
 
-def _binary_ce(ops: Any, logits: Floats2d, h: Floats2d, tasks, weights) -> Tuple[float, Floats2d]:
+def _binary_ce(ops: Any, logits: Floats2d, h: Floats2d, tasks, weights) -> Tuple[DeviceLoss, Floats2d]:
     """CE-2T: binary cross entropy per task, a mean over the task's
     non-missing tokens, weighted like Eq. 4 (entity + lambda_ * begin)."""
     xp = ops.xp
     present = tasks >= 0
     y = xp.where(present, tasks, 0).astype(logits.dtype)
-    counts = xp.maximum(present.sum(axis=0), 1)
+    # counts in the logits' float32: int64 counts would make the division,
+    # and all that follows, float64 on the device
+    counts = xp.maximum(present.sum(axis=0), 1).astype(logits.dtype)
     # log(1 + e^-|x|) form: stable for large |logits|
     per_token = xp.maximum(logits, 0) - logits * y + xp.log1p(xp.exp(-xp.abs(logits)))
-    loss = float((xp.where(present, per_token, 0).sum(axis=0) / counts * weights).sum())
+    total = (xp.where(present, per_token, 0).sum(axis=0) / counts * weights).sum()
     grad = xp.where(present, (h - y) / counts * weights, 0)
-    return loss, grad.astype(logits.dtype)
+    return DeviceLoss.term(total), grad.astype(logits.dtype)

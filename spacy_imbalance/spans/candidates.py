@@ -57,36 +57,39 @@ def enumerate_candidates(ops: Ops, doc_lengths: Sequence[int], max_width: int) -
 
     One n_tokens x max_width mask says which (start, width) pairs fit in
     their doc; its non-zero entries, read row by row, are the candidates in
-    (doc, start, width) order.
+    (doc, start, width) order. The mask is built on the host, where its
+    size is known without asking the device, and the four index arrays go
+    to the device in one upload (``update`` and ``predict`` call this for
+    every batch).
     """
     check_max_width(max_width)
-    xp = ops.xp
     lengths = numpy.asarray(doc_lengths, dtype="int64")
-    n_tokens = int(lengths.sum())
     counts = [n_candidates(int(n), max_width) for n in lengths]
-    if n_tokens == 0:
-        empty = ops.alloc1i(0)
-        return Candidates(empty, empty, empty, empty, counts, [int(n) for n in lengths], max_width)
-    # built on the device: only the per-doc lengths cross from the host
-    # (cupy.repeat takes its repeats as a list)
-    doc_of_token = xp.repeat(xp.arange(len(lengths)), lengths.tolist())
-    doc_start = xp.asarray(numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]]))
-    token = xp.arange(n_tokens)
+    host = _host_candidates(lengths, max_width)
+    starts, ends, doc_ids, first = _split_upload(ops, host)
+    return Candidates(starts, ends, doc_ids, first, counts, [int(n) for n in lengths], max_width)
+
+
+def _host_candidates(lengths: numpy.ndarray, max_width: int) -> List[numpy.ndarray]:
+    """starts, ends, doc ids (per candidate) and first (per token), int32 on the host."""
+    n_tokens = int(lengths.sum())
+    doc_of_token = numpy.repeat(numpy.arange(len(lengths)), lengths)
+    doc_start = numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]]).astype("int64")
+    token = numpy.arange(n_tokens)
     # tokens from this one to the end of its doc: the widest span starting here
-    room = xp.asarray(lengths)[doc_of_token] - (token - doc_start[doc_of_token])
-    fits = xp.arange(1, max_width + 1)[None, :] <= room[:, None]
-    starts, width_ids = xp.nonzero(fits)
-    n_fit = xp.minimum(room, max_width)
-    first = xp.cumsum(n_fit) - n_fit
-    return Candidates(
-        starts=starts.astype("int32"),
-        ends=(starts + width_ids).astype("int32"),
-        doc_ids=doc_of_token[starts].astype("int32"),
-        first=first.astype("int32"),
-        doc_counts=counts,
-        doc_lengths=[int(n) for n in lengths],
-        max_width=max_width,
-    )
+    room = lengths[doc_of_token] - (token - doc_start[doc_of_token])
+    fits = numpy.arange(1, max_width + 1)[None, :] <= room[:, None]
+    starts, width_ids = numpy.nonzero(fits)
+    n_fit = numpy.minimum(room, max_width)
+    first = numpy.cumsum(n_fit) - n_fit
+    return [a.astype("int32") for a in (starts, starts + width_ids, doc_of_token[starts], first)]
+
+
+def _split_upload(ops: Ops, arrays: List[numpy.ndarray]) -> List[Ints1d]:
+    """The 1-d int32 ``arrays`` on the ops' device, in one transfer (views of it)."""
+    device = ops.asarray1i(numpy.concatenate(arrays))
+    bounds = numpy.cumsum([len(a) for a in arrays]).tolist()
+    return [device[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
 
 
 def touching(ops: Ops, candidates: Candidates, token_mask: numpy.ndarray) -> Array1d:

@@ -1,9 +1,14 @@
 """The span representation layer: values by hand, finite-difference
-gradients, the width guard."""
+gradients, the width guard; project_spans (the per-token projections of the
+prediction fast path) against the span vectors it stands for."""
 import numpy
 import pytest
+from thinc.api import NumpyOps
 
-from spacy_imbalance.layers.span_representation import build_span_representation
+from spacy_imbalance.layers.span_representation import build_span_representation, project_spans, span_projector
+from spacy_imbalance.spans.candidates import enumerate_candidates
+
+OPS = NumpyOps()
 
 
 def repr_layer(kind, nI=3, nV=3, nE=2):
@@ -63,3 +68,47 @@ def test_a_span_wider_than_the_width_embedding_is_an_error():
     X = numpy.zeros((4, 3), dtype="f")
     with pytest.raises(ValueError, match="a span of width 3 exceeds the width embedding's 2"):
         layer.predict((X, numpy.array([0], dtype="i"), numpy.array([2], dtype="i")))
+
+
+def random_candidates(lengths, max_width, nI=4, seed=0):
+    tokens = numpy.random.default_rng(seed).normal(size=(sum(lengths), nI)).astype("f")
+    return tokens, enumerate_candidates(OPS, lengths, max_width)
+
+
+@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product"])
+@pytest.mark.parametrize("max_width", [1, 3, 8])
+def test_project_spans_is_the_affine_map_of_the_span_vectors(kind, max_width):
+    """Per-token projections summed per span = W applied to the concatenated
+    span vectors, for docs of several lengths (empty ones too)."""
+    rng = numpy.random.default_rng(max_width)
+    layer = repr_layer(kind, nI=4, nV=max_width, nE=3)
+    layer.set_param("E", rng.normal(size=layer.get_param("E").shape).astype("f"))
+    tokens, candidates = random_candidates([5, 0, 1, 12, 0], max_width)
+    W = rng.normal(size=(7, layer.get_dim("nO"))).astype("f")
+    b = rng.normal(size=(7,)).astype("f")
+    expected = layer.predict((tokens, candidates.starts, candidates.ends)) @ W.T + b
+    projected = project_spans(layer, tokens, candidates, W, b)
+    assert projected.shape == (len(candidates), 7)
+    numpy.testing.assert_allclose(projected, expected, rtol=1e-5, atol=1e-4)
+    # any run of candidates gives the same rows
+    projector = span_projector(layer, tokens, candidates, W, b)
+    numpy.testing.assert_allclose(projector.rows(3, 11), expected[3:11], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product"])
+def test_project_spans_without_candidates(kind):
+    layer = repr_layer(kind)
+    tokens, candidates = numpy.zeros((0, 0), dtype="f"), enumerate_candidates(OPS, [0, 0], 3)
+    W, b = numpy.ones((5, layer.get_dim("nO")), dtype="f"), numpy.zeros((5,), dtype="f")
+    assert project_spans(layer, tokens, candidates, W, b).shape == (0, 5)
+
+
+def test_project_spans_checks_widths_and_shapes_on_the_host():
+    layer = repr_layer("endpoints_width", nI=4, nV=2)
+    tokens, candidates = random_candidates([4], 3)
+    W, b = numpy.ones((5, layer.get_dim("nO")), dtype="f"), numpy.zeros((5,), dtype="f")
+    with pytest.raises(ValueError, match="a span of width 3 exceeds the width embedding's 2"):
+        project_spans(layer, tokens, candidates, W, b)
+    tokens, candidates = random_candidates([4], 2)
+    with pytest.raises(ValueError, match="a projection of width 9 does not fit span vectors of width 10"):
+        project_spans(layer, tokens, candidates, W[:, :9], b)

@@ -13,6 +13,7 @@ from thinc.api import Config
 # registers the factory and the architecture in this process, whatever the
 # installed package metadata says
 import spacy_imbalance.pipeline.two_task_ner  # noqa: F401
+from spacy_imbalance.models.two_task_tagger import get_alpha
 from spacy_imbalance.pipeline.two_task_ner import DEFAULT_TWO_TASK_MODEL, TwoTaskNER
 
 from .test_token_ner import TRAIN_DATA, gold_ents, make_examples, pred_ents
@@ -65,7 +66,7 @@ def train(nlp: Language, examples, n_iter: int, record=None) -> list:
 
 def auc_state(ner: TwoTaskNER):
     params = ner.model.get_ref("auc_params")
-    return params.get_param("a").copy(), params.get_param("b").copy(), list(params.attrs["auc_alpha"])
+    return params.get_param("a").copy(), params.get_param("b").copy(), get_alpha(params).tolist()
 
 
 def entity_tokens(docs):
@@ -87,8 +88,7 @@ def test_default_model_config_resolves():
     refs = [model.get_ref(name) for name in ("tok2vec", "output_layer", "auc_params")]
     assert len({id(ref) for ref in refs}) == 3
     auc_params = refs[2]
-    assert set(auc_params.param_names) == {"a", "b"}
-    assert "auc_alpha" in auc_params.attrs
+    assert set(auc_params.param_names) == {"a", "b", "alpha"}
     # nO is inferred at initialize
     assert not refs[1].has_dim("nO")
 
@@ -118,7 +118,7 @@ def test_labels_implicit_from_data(typing):
     width, n_tasks = WIDTHS[typing](2)
     assert ner.model.get_ref("output_layer").get_dim("nO") == width
     assert ner.model.get_ref("auc_params").get_param("a").shape == (n_tasks,)
-    assert ner.model.get_ref("auc_params").attrs["auc_alpha"] == [0.0] * n_tasks
+    assert get_alpha(ner.model.get_ref("auc_params")).tolist() == [0.0] * n_tasks
 
 
 @pytest.mark.parametrize("typing", TYPINGS)

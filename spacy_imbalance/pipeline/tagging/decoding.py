@@ -10,11 +10,12 @@ transition masks (``spacy_imbalance.pipeline.tagging.tags.transition_masks``). I
 whole batch at once through ``ops.xp`` (NumPy or CuPy): docs are padded to
 the longest, and a padded position carries every path unchanged.
 """
-from typing import List, Sequence
+from functools import lru_cache
+from typing import List, Sequence, Tuple
 
 import numpy
 from thinc.api import Ops
-from thinc.types import Floats2d, Ints1d
+from thinc.types import Floats1d, Floats2d, Ints1d
 
 # finite, so that 0 * penalty and penalty - penalty stay defined
 _FORBIDDEN = -1e30
@@ -28,7 +29,10 @@ def constrained_viterbi(
     end: numpy.ndarray,
 ) -> List[Ints1d]:
     """Best valid tag ids per doc (NumPy int32 arrays). ``log_probs[d]`` is
-    (tokens x tags); ``start``/``trans``/``end`` are the boolean masks."""
+    (tokens x tags); ``start``/``trans``/``end`` are the boolean masks.
+
+    On a GPU the only copy back is the paths, once per batch; the masks are
+    uploaded once per ops and mask set (``_penalties``)."""
     lengths = [len(lp) for lp in log_probs]
     if not lengths or max(lengths) == 0:
         return [numpy.zeros((n,), dtype="int32") for n in lengths]
@@ -36,10 +40,10 @@ def constrained_viterbi(
     n_docs, max_len, n_tags = len(lengths), max(lengths), int(trans.shape[0])
     # one padded copy (zeros past each doc's end) instead of a copy per doc
     scores = ops.pad(list(log_probs), round_to=1).astype("float32", copy=False)
-    penalty = ops.asarray(numpy.where(trans, 0.0, _FORBIDDEN).astype("float32"))
-    start_penalty = ops.asarray(numpy.where(start, 0.0, _FORBIDDEN).astype("float32"))
-    end_penalty = ops.asarray(numpy.where(end, 0.0, _FORBIDDEN).astype("float32"))
-    length_arr = ops.asarray(numpy.asarray(lengths, dtype="int32"))
+    start_penalty, penalty, end_penalty = _penalties(ops, _MaskKey(start, trans, end))
+    length_arr = ops.asarray1i(lengths)
+    # where a doc has ended, every tag points back at itself
+    itself = xp.arange(n_tags, dtype="int32")[None, :]
     best = scores[:, 0] + start_penalty
     back = xp.zeros((n_docs, max_len, n_tags), dtype="int32")
     for t in range(1, max_len):
@@ -49,7 +53,7 @@ def constrained_viterbi(
         active = (t < length_arr)[:, None]
         # past a doc's end, keep its scores and point every tag at itself
         best = xp.where(active, step, best)
-        back[:, t] = xp.where(active, prev, xp.arange(n_tags, dtype="int32")[None, :])
+        back[:, t] = xp.where(active, prev, itself)
     last = (best + end_penalty).argmax(axis=1).astype("int32")
     paths = xp.zeros((n_docs, max_len), dtype="int32")
     paths[:, max_len - 1] = last
@@ -57,6 +61,32 @@ def constrained_viterbi(
         paths[:, t - 1] = xp.take_along_axis(back[:, t], paths[:, t, None], axis=1)[:, 0]
     host = ops.to_numpy(paths)
     return [host[d, : lengths[d]].copy() for d in range(n_docs)]
+
+
+class _MaskKey:
+    """The three boolean masks, hashable by content (they are small: n_tags^2)."""
+
+    def __init__(self, start: numpy.ndarray, trans: numpy.ndarray, end: numpy.ndarray) -> None:
+        self.masks = (start, trans, end)
+        self._key = tuple((m.shape, numpy.asarray(m, dtype=bool).tobytes()) for m in self.masks)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _MaskKey) and self._key == other._key
+
+
+@lru_cache(maxsize=32)
+def _penalties(ops: Ops, masks: _MaskKey) -> Tuple[Floats1d, Floats2d, Floats1d]:
+    """The start, transition and end penalties (0 or _FORBIDDEN) on the ops'
+    device, in one upload, kept for the next batch: a component decodes with
+    the same masks every time."""
+    start, trans, end = masks.masks
+    n_tags = trans.shape[0]
+    table = numpy.vstack([start[None, :], trans, end[None, :]])
+    device = ops.asarray2f(numpy.where(table, 0.0, _FORBIDDEN).astype("float32"))
+    return device[0], device[1 : n_tags + 1], device[n_tags + 1]
 
 
 def greedy_non_overlapping(starts: numpy.ndarray, ends: numpy.ndarray, scores: numpy.ndarray) -> List[int]:

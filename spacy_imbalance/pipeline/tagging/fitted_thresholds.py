@@ -66,9 +66,11 @@ class ScoreHistograms:
         """Decay, then count the scores ``h`` (n_tokens x n_tasks, on the ops'
         device) of the tokens whose targets ``tasks`` are not missing.
         ``after_entity`` (bool per token) marks the tokens whose previous token
-        in the same doc is a gold entity token."""
-        xp = ops.xp
-        bins = xp.clip((h * N_BINS).astype("int32"), 0, N_BINS - 1)
+        in the same doc is a gold entity token. The counting runs on the host
+        (``tasks`` and ``after_entity`` are built there): the scores cross
+        once, where binning on the device would wait for it per histogram."""
+        h, tasks, after_entity = (ops.to_numpy(x) for x in (h, tasks, after_entity))
+        bins = numpy.clip((h * N_BINS).astype("int32"), 0, N_BINS - 1)
         en, be = tasks[:, :n_pairs], tasks[:, n_pairs : 2 * n_pairs]
         en_bins, be_bins = bins[:, :n_pairs], bins[:, n_pairs : 2 * n_pairs]
         # the decoder compares a token's highest entity score (over the types
@@ -77,8 +79,8 @@ class ScoreHistograms:
         is_o = (en == 0).all(axis=1)
         is_entity = en == 1
 
-        def count(values: Any) -> numpy.ndarray:
-            return ops.to_numpy(xp.bincount(values.ravel(), minlength=N_BINS)).astype("float64")
+        def count(values: numpy.ndarray) -> numpy.ndarray:
+            return numpy.bincount(values.ravel(), minlength=N_BINS).astype("float64")
 
         self.entity *= DECAY
         self.begin *= DECAY

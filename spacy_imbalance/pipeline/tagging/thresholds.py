@@ -84,8 +84,8 @@ def component_inputs(nlp: Language, name: str, gold_docs: Sequence[Doc], *, batc
     inputs = []
     for start in range(0, len(docs), batch_size):
         batch = docs[start : start + batch_size]
-        for scores in component.predict(batch):
-            inputs.append(component.decision_inputs(component.model.ops.to_numpy(scores)))
+        for scores in component.host_scores(component.predict(batch)):
+            inputs.append(component.decision_inputs(scores))
     return docs, inputs
 
 

@@ -16,6 +16,15 @@ candidates (gold class O) the loss sees. Unsampled negatives get no gradient.
 Sampling draws its random keys from a generator the component seeds at
 initialize from the global random state, which ``spacy train`` fixes from
 ``[training] seed``: the same seed gives the same samples.
+
+A GPU run is not bit-identical to a CPU run, and not always to another GPU
+run: with cupy the generator is cupy's, whose streams differ from numpy's
+for the same seed (other samples, the same distribution), and the backward
+passes add gradients with cupy's scatter_add, which uses atomic additions in
+no fixed order (the embeddings' and the span representation's gradients
+differ in the last bits from run to run). Float sums also run in another
+order than numpy's. Compare GPU and CPU runs by their metrics, not their
+weights.
 """
 from ._base import NegativeSampler, SamplingBatch, make_generator, top_k_per_group
 from .exhaustive import AllNegatives, create_all_negatives_v1

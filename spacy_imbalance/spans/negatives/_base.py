@@ -4,8 +4,9 @@ replacement, and the random generator on the ops' device."""
 import math
 from typing import Any, NamedTuple, Optional, Sequence
 
+import numpy
 from thinc.api import Ops
-from thinc.types import Array1d, Floats2d, Ints1d
+from thinc.types import Array1d, Floats1d, Floats2d, Ints1d
 
 from ..candidates import Candidates
 from ..gold import O_CLASS
@@ -84,40 +85,50 @@ def ceil_count(rate: float, n: int) -> int:
 
 def make_generator(ops: Ops, seed: int) -> Any:
     """A random generator on the ops' device (numpy or cupy), so that random
-    keys are drawn where the candidates are."""
+    keys are drawn where the candidates are. cupy's stream for a seed is not
+    numpy's: a GPU run samples differently from a CPU run (see the package
+    docstring)."""
     random = ops.xp.random
     if hasattr(random, "default_rng"):
         return random.default_rng(seed)
     return random.RandomState(seed)  # older cupy
 
 
-def uniform_keys(generator: Any, n: int) -> Any:
-    """n floats in [0, 1) from either kind of generator."""
+def uniform_keys(generator: Any, n: int) -> Floats1d:
+    """n float32 keys in [0, 1) on the generator's device. float32, not
+    numpy's default float64: a GPU draws and sorts it at full speed, and its
+    2^24 levels leave ties rare (about n^2 / 2^25 pairs; a tie goes to the
+    earlier candidate, as any tie of ``top_k_per_group``)."""
     if hasattr(generator, "random"):
-        return generator.random(n)
-    return generator.random_sample(n)
+        return generator.random(n, dtype=numpy.float32)
+    return generator.random_sample(n, dtype=numpy.float32)  # older cupy's RandomState
 
 
 def top_k_per_group(ops: Ops, keys: Any, groups: Ints1d, eligible: Any, k: Ints1d) -> Ints1d:
     """Per group g, the ``k[g]`` eligible items with the largest keys (all of
     them when the group has fewer), as sorted indices.
 
-    One sort by (group, -key) and a rank within the group: no loop over
-    groups. With i.i.d. uniform keys this is a uniform sample without
-    replacement; with keys = log-weight + Gumbel noise it is a sample without
-    replacement proportional to the weights (the Gumbel-top-k trick).
+    One sort by (group, eligible first, -key) and a rank within the group:
+    no loop over groups, and no count read back from the device but the
+    size of the result. With i.i.d. uniform keys this is a uniform sample
+    without replacement; with keys = log-weight + Gumbel noise it is a
+    sample without replacement proportional to the weights (the Gumbel-top-k
+    trick). The sort is stable: equal keys keep the earlier item.
     """
     xp = ops.xp
-    index = xp.nonzero(eligible)[0]
-    if index.shape[0] == 0:
-        return index.astype("int32")
-    group = groups[index]
-    order = xp.lexsort(xp.stack([-keys[index], group]))
-    index, group = index[order], group[order]
-    sizes = xp.bincount(group, minlength=int(k.shape[0]))
-    first = xp.cumsum(sizes) - sizes
-    rank = xp.arange(index.shape[0]) - first[group]
-    return xp.sort(index[rank < k[group]]).astype("int32")
+    n = keys.shape[0]
+    if n == 0:
+        return ops.alloc1i(0)
+    # one dtype for lexsort's rows: group ids and 0/1 are exact in float32
+    # up to 2^24, so the keys' float32 stays float32
+    rows = [-keys, (~eligible).astype(keys.dtype), groups.astype(keys.dtype)]
+    order = xp.lexsort(xp.stack(rows))
+    group = groups[order]
+    first = xp.searchsorted(group, xp.arange(k.shape[0], dtype=group.dtype))
+    rank = xp.arange(n, dtype=group.dtype) - first[group]
+    keep = eligible[order] & (rank < k[group])
+    # the boolean mask is the one sync: the sample's size depends on the data
+    return xp.sort(order[keep]).astype("int32")
 
 
 def sentence_counts(ops: Ops, batch: SamplingBatch, rate: float) -> Ints1d:

@@ -20,7 +20,7 @@ is what the paper's intuition (an unlabeled entity resembles its own type's
 positives, not the others') relies on; in the raw [h_i; h_j; f(width)] the
 width embedding and the tok2vec's generic features weigh as much.
 """
-from typing import Any
+from typing import Any, Tuple
 
 from spacy.util import registry
 from thinc.types import Ints1d
@@ -35,6 +35,7 @@ DEFAULT_RATIO = 0.05
 class TopNegatives(NegativeSampler):
     name = "top"
     needs_vectors = True
+    missing_input = "top_negatives needs the span representations (SamplingBatch.vectors)"
 
     def __init__(self, ratio: float = DEFAULT_RATIO) -> None:
         check_rate(ratio, "top_negatives: ratio")
@@ -46,22 +47,33 @@ class TopNegatives(NegativeSampler):
         vectors = batch.vectors
         norms = xp.sqrt((vectors * vectors).sum(axis=1, keepdims=True))
         unit = vectors / xp.maximum(norms, 1e-12)
-        centroid = unit[batch.positives].mean(axis=0)
-        return unit @ centroid
+        # the positives' mean without indexing by a mask, whose size the
+        # host would have to wait for
+        positives = batch.positives
+        n_positives = xp.maximum(positives.sum(dtype=unit.dtype), 1)
+        return unit @ (xp.where(positives[:, None], unit, 0).sum(axis=0) / n_positives)
 
     def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
         ops = batch.ops
         xp = ops.xp
         negatives = batch.negatives
-        k = ceil_count(self.ratio, int(negatives.sum()))
-        if bool(batch.positives.any()):
+        n_negatives, n_positives = _counts(batch)
+        k = ceil_count(self.ratio, n_negatives)
+        if n_positives:
             if batch.vectors is None:
-                raise ValueError("top_negatives needs the span representations (SamplingBatch.vectors)")
+                raise ValueError(self.missing_input)
             keys = self.similarity(batch)
         else:
             keys = xp.asarray(uniform_keys(generator, len(batch.candidates)))
         groups = xp.zeros((len(batch.candidates),), dtype="int32")
         return top_k_per_group(ops, keys, groups, negatives, ops.asarray1i([k]))
+
+
+def _counts(batch: SamplingBatch) -> Tuple[int, int]:
+    """The batch's negatives and positives, in one copy from the device."""
+    xp = batch.ops.xp
+    counts = batch.ops.to_numpy(xp.stack([batch.negatives.sum(), batch.positives.sum()]))
+    return int(counts[0]), int(counts[1])
 
 
 @registry.misc("spacy-imbalance.top_negatives.v1")
@@ -78,14 +90,13 @@ class TopNegativesV2(TopNegatives):
     name = "top_hidden"
     needs_vectors = False
     needs_hidden = True
+    missing_input = "top_negatives.v2 needs the scoring head's hidden layer (SamplingBatch.hidden)"
 
     def similarity(self, batch: SamplingBatch) -> Any:
         """Phi of Eq. 3 on the hidden layer, for every candidate (meaningful on negatives)."""
         return super().similarity(batch._replace(vectors=batch.hidden))
 
     def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
-        if batch.hidden is None and bool(batch.positives.any()):
-            raise ValueError("top_negatives.v2 needs the scoring head's hidden layer (SamplingBatch.hidden)")
         return super().sample(batch._replace(vectors=batch.hidden), generator)
 
 

@@ -71,6 +71,8 @@ class WeightedNegatives(NegativeSampler):
         if not temperature > 0:
             raise ValueError(f"weighted_negatives: the temperature schedule gave {temperature!r} at step {batch.step}; it must be > 0")
         u = xp.asarray(uniform_keys(generator, len(batch.candidates)))
+        # float32 draws stay below 1 - 2^-24, which caps the noise at 16.6:
+        # a Gumbel tail of probability 6e-8 per candidate, not worth float64
         gumbel = -xp.log(-xp.log(xp.clip(u, 1e-12, 1.0 - 1e-12)))
         keys = self.weights(batch.probs, xp) / temperature + gumbel
         k = sentence_counts(ops, batch, self.rate)

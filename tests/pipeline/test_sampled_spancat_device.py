@@ -1,0 +1,83 @@
+"""sampled_spancat on every device of the ``device_ops`` fixture
+(initialize, two updates, nlp.pipe) with numpy's losses and entities, and
+host round trips per batch that do not grow with the docs (fake cupy)."""
+import pytest
+from spacy.language import Language
+from spacy.util import fix_random_seed
+
+from .test_sampled_spancat import SAMPLERS, TRAIN_DATA, ents_of, make_examples, make_nlp
+from ..device import device
+
+NAME = "sampled_spancat"
+TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate Bush ."]
+
+
+def train_and_predict(sampler: str, n_updates: int = 2):
+    nlp = make_nlp(SAMPLERS[sampler], spans_key="sc")
+    examples = make_examples(nlp)
+    fix_random_seed(0)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    history = []
+    for _ in range(n_updates):
+        losses = {}
+        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
+        history.append(losses[NAME])
+    docs = list(nlp.pipe(TEXTS, batch_size=2))
+    return history, ents_of(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_sampled_spancat_on_device_trains_as_on_numpy(device_ops, sampler):
+    with device("numpy"):
+        expected = train_and_predict(sampler)
+    history, ents, scores = train_and_predict(sampler)
+    assert all(value > 0 for value in history)
+    if device_ops.name == "cupy":
+        return  # cupy initialises the weights and samples from its own random streams
+    assert history == pytest.approx(expected[0], rel=1e-5)
+    assert ents == expected[1]
+    assert [pytest.approx(s, rel=1e-5) for s in scores] == expected[2]
+
+
+def trained_nlp(sampler: str = "uniform") -> Language:
+    nlp = make_nlp(SAMPLERS[sampler], spans_key="sc")
+    examples = make_examples(nlp)
+    fix_random_seed(0)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    nlp.update(examples, sgd=optimizer)
+    return nlp
+
+
+def texts(n_docs: int):
+    return [TRAIN_DATA[i % len(TRAIN_DATA)][0] for i in range(n_docs)]
+
+
+def prediction_counts(ops, nlp: Language, n_docs: int):
+    docs = [nlp.make_doc(text) for text in texts(n_docs)]
+    pipe = nlp.get_pipe(NAME)
+    with ops.measure() as counts:
+        pipe.set_annotations(docs, pipe.predict(docs))
+    return counts
+
+
+def test_sampled_spancat_prediction_round_trips_do_not_grow_with_docs(fake_ops):
+    nlp = trained_nlp()
+    few, many = prediction_counts(fake_ops, nlp, 2), prediction_counts(fake_ops, nlp, 20)
+    assert few.round_trips == many.round_trips and many.loops == 0
+
+
+def update_counts(ops, nlp: Language, n_examples: int):
+    examples = make_examples(nlp)
+    examples = [examples[i % len(examples)] for i in range(n_examples)]
+    with ops.measure() as counts:
+        nlp.update(examples, sgd=None)
+    return counts
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_sampled_spancat_update_round_trips_do_not_grow_with_docs(fake_ops, sampler):
+    nlp = make_nlp(SAMPLERS[sampler])
+    fix_random_seed(0)
+    nlp.initialize(get_examples=lambda: make_examples(nlp))
+    few, many = update_counts(fake_ops, nlp, 2), update_counts(fake_ops, nlp, 20)
+    assert few.round_trips == many.round_trips and many.loops == 0 and many.float64 == 0

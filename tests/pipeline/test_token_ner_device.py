@@ -1,0 +1,97 @@
+"""token_ner on every device of the ``device_ops`` fixture (initialize, two
+updates, nlp.pipe) with numpy's losses and entities, and host round trips
+per batch that do not grow with the number of docs (fake cupy)."""
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.util import fix_random_seed
+
+from .test_token_ner import LOSSES, TRAIN_DATA, make_examples, pred_ents
+from ..device import device
+
+NAME = "token_ner"
+TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate Bush ."]
+DEVICE_LOSSES = ["ce", "wce1", "focal", "dice", "mom", "mom_v2"]
+
+
+def make_nlp(loss: str, spans_key=None) -> Language:
+    nlp = spacy.blank("en")
+    nlp.add_pipe(NAME, config={"loss": LOSSES[loss], "spans_key": spans_key})
+    return nlp
+
+
+def train_and_predict(loss: str, spans_key=None, n_updates: int = 2):
+    """Losses of the updates, then the entities and span scores of TEXTS."""
+    nlp = make_nlp(loss, spans_key)
+    examples = make_examples(nlp)
+    fix_random_seed(0)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    history = []
+    for _ in range(n_updates):
+        losses = {}
+        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
+        history.append(losses[NAME])
+    docs = list(nlp.pipe(TEXTS, batch_size=2))
+    scores = [list(doc.spans[spans_key].attrs["scores"]) for doc in docs] if spans_key else None
+    return history, pred_ents(docs), scores
+
+
+@pytest.mark.parametrize("loss", DEVICE_LOSSES)
+def test_token_ner_on_device_trains_as_on_numpy(device_ops, loss):
+    with device("numpy"):
+        expected = train_and_predict(loss, spans_key="sc", n_updates=6)
+    history, ents, scores = train_and_predict(loss, spans_key="sc", n_updates=6)
+    assert all(value > 0 for value in history)
+    if device_ops.name == "cupy":
+        return  # cupy initialises the weights from its own random stream
+    assert history == pytest.approx(expected[0], rel=1e-5)
+    assert ents == expected[1]
+    assert [pytest.approx(s, rel=1e-5) for s in scores] == expected[2]
+
+
+def trained_nlp(spans_key=None) -> Language:
+    nlp = make_nlp("ce", spans_key)
+    examples = make_examples(nlp)
+    fix_random_seed(0)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    nlp.update(examples, sgd=optimizer)
+    return nlp
+
+
+def prediction_counts(ops, nlp: Language, n_docs: int):
+    docs = [nlp.make_doc(TRAIN_DATA[i % len(TRAIN_DATA)][0]) for i in range(n_docs)]
+    ner = nlp.get_pipe(NAME)
+    with ops.measure() as predict:
+        scores = ner.predict(docs)
+    with ops.measure() as annotate:
+        ner.set_annotations(docs, scores)
+    return predict, annotate
+
+
+@pytest.mark.parametrize("spans_key", [None, "sc"])
+def test_token_ner_prediction_round_trips_do_not_grow_with_docs(fake_ops, spans_key):
+    """set_annotations copies the decoded paths once (and the log-probs once
+    more when it writes span scores), for 2 docs as for 20."""
+    nlp = trained_nlp(spans_key)
+    few, many = prediction_counts(fake_ops, nlp, 2), prediction_counts(fake_ops, nlp, 20)
+    assert [c.round_trips for c in few] == [c.round_trips for c in many]
+    assert (many[1].copies, many[1].syncs) == (1 if spans_key is None else 2, 0)
+
+
+def update_counts(ops, nlp: Language, n_examples: int):
+    examples = make_examples(nlp)
+    examples = [examples[i % len(examples)] for i in range(n_examples)]
+    with ops.measure() as counts:
+        nlp.update(examples, sgd=None)
+    return counts
+
+
+@pytest.mark.parametrize("loss", ["ce", "mom", "mom_v2", "dice"])
+def test_token_ner_update_round_trips_do_not_grow_with_docs(fake_ops, loss):
+    nlp = make_nlp(loss)
+    fix_random_seed(0)
+    nlp.initialize(get_examples=lambda: make_examples(nlp))
+    few, many = update_counts(fake_ops, nlp, 2), update_counts(fake_ops, nlp, 20)
+    assert few.round_trips == many.round_trips
+    # thinc's with_array copies its lengths back twice; the loss value once
+    assert many.syncs == 0 and many.copies <= 3
