@@ -603,3 +603,39 @@ def device(name: str) -> Iterator[Ops]:
         yield new_ops
     finally:
         set_current_ops(previous)
+
+
+def cycled(items: list, n: int) -> list:
+    """``n`` items cycling through ``items``: a batch of any size from a few examples."""
+    return [items[i % len(items)] for i in range(n)]
+
+
+def pipe_counts(ops: FakeCupyOps, pipe: Any, docs: list) -> TransferCounts:
+    """What ``pipe.predict`` and ``pipe.set_annotations`` move on ``docs``, together."""
+    with ops.measure() as counts:
+        pipe.set_annotations(docs, pipe.predict(docs))
+    return counts
+
+
+def update_counts(ops: FakeCupyOps, nlp: Any, examples: list, n_examples: int, n_updates: int = 1) -> TransferCounts:
+    """What ``n_updates`` of ``nlp.update`` move on ``n_examples`` examples cycled from ``examples``."""
+    batch = cycled(examples, n_examples)
+    with ops.measure() as counts:
+        for _ in range(n_updates):
+            nlp.update(batch, sgd=None)
+    return counts
+
+
+def seeded_updates(nlp: Any, examples: list, name: str, n_updates: int) -> list:
+    """Initialise ``nlp`` with seed 0 and update it ``n_updates`` times with
+    dropout 0.1: the losses of component ``name``, one per update."""
+    from spacy.util import fix_random_seed
+
+    fix_random_seed(0)
+    optimizer = nlp.initialize(get_examples=lambda: examples)
+    history = []
+    for _ in range(n_updates):
+        losses: Dict[str, float] = {}
+        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
+        history.append(losses[name])
+    return history

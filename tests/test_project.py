@@ -29,6 +29,10 @@ def copy_project(tmp_path: Path) -> Path:
     for folder in ("configs", "scripts", "docs"):
         shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (project / "spacy_imbalance").symlink_to(ROOT / "spacy_imbalance", target_is_directory=True)
+    # the GPU records come from scripts/gpu/collect.py on a GPU machine, not from a
+    # workflow: the write-ups include them as they are
+    for records in ROOT.glob("metrics/*/gpu"):
+        shutil.copytree(records, project / records.relative_to(ROOT))
     return project
 
 

@@ -6,7 +6,7 @@ from spacy.language import Language
 from spacy.util import fix_random_seed
 
 from .test_sampled_spancat import SAMPLERS, TRAIN_DATA, ents_of, make_examples, make_nlp
-from ..device import device
+from ..device import cycled, device, seeded_updates, pipe_counts, update_counts
 
 NAME = "sampled_spancat"
 TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate Bush ."]
@@ -14,14 +14,7 @@ TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate B
 
 def train_and_predict(sampler: str, n_updates: int = 2):
     nlp = make_nlp(SAMPLERS[sampler], spans_key="sc")
-    examples = make_examples(nlp)
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    history = []
-    for _ in range(n_updates):
-        losses = {}
-        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
-        history.append(losses[NAME])
+    history = seeded_updates(nlp, make_examples(nlp), NAME, n_updates)
     docs = list(nlp.pipe(TEXTS, batch_size=2))
     return history, ents_of(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
 
@@ -48,16 +41,9 @@ def trained_nlp(sampler: str = "uniform") -> Language:
     return nlp
 
 
-def texts(n_docs: int):
-    return [TRAIN_DATA[i % len(TRAIN_DATA)][0] for i in range(n_docs)]
-
-
 def prediction_counts(ops, nlp: Language, n_docs: int):
-    docs = [nlp.make_doc(text) for text in texts(n_docs)]
-    pipe = nlp.get_pipe(NAME)
-    with ops.measure() as counts:
-        pipe.set_annotations(docs, pipe.predict(docs))
-    return counts
+    docs = [nlp.make_doc(text) for text, _ in cycled(TRAIN_DATA, n_docs)]
+    return pipe_counts(ops, nlp.get_pipe(NAME), docs)
 
 
 def test_sampled_spancat_prediction_round_trips_do_not_grow_with_docs(fake_ops):
@@ -66,18 +52,10 @@ def test_sampled_spancat_prediction_round_trips_do_not_grow_with_docs(fake_ops):
     assert few.round_trips == many.round_trips and many.loops == 0
 
 
-def update_counts(ops, nlp: Language, n_examples: int):
-    examples = make_examples(nlp)
-    examples = [examples[i % len(examples)] for i in range(n_examples)]
-    with ops.measure() as counts:
-        nlp.update(examples, sgd=None)
-    return counts
-
-
 @pytest.mark.parametrize("sampler", sorted(SAMPLERS))
 def test_sampled_spancat_update_round_trips_do_not_grow_with_docs(fake_ops, sampler):
     nlp = make_nlp(SAMPLERS[sampler])
     fix_random_seed(0)
     nlp.initialize(get_examples=lambda: make_examples(nlp))
-    few, many = update_counts(fake_ops, nlp, 2), update_counts(fake_ops, nlp, 20)
+    few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n) for n in (2, 20))
     assert few.round_trips == many.round_trips and many.loops == 0 and many.float64 == 0

@@ -7,7 +7,7 @@ from spacy.language import Language
 from spacy.util import fix_random_seed
 
 from .test_token_ner import LOSSES, TRAIN_DATA, make_examples, pred_ents
-from ..device import device
+from ..device import cycled, device, seeded_updates, update_counts
 
 NAME = "token_ner"
 TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate Bush ."]
@@ -23,14 +23,7 @@ def make_nlp(loss: str, spans_key=None) -> Language:
 def train_and_predict(loss: str, spans_key=None, n_updates: int = 2):
     """Losses of the updates, then the entities and span scores of TEXTS."""
     nlp = make_nlp(loss, spans_key)
-    examples = make_examples(nlp)
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    history = []
-    for _ in range(n_updates):
-        losses = {}
-        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
-        history.append(losses[NAME])
+    history = seeded_updates(nlp, make_examples(nlp), NAME, n_updates)
     docs = list(nlp.pipe(TEXTS, batch_size=2))
     scores = [list(doc.spans[spans_key].attrs["scores"]) for doc in docs] if spans_key else None
     return history, pred_ents(docs), scores
@@ -59,7 +52,7 @@ def trained_nlp(spans_key=None) -> Language:
 
 
 def prediction_counts(ops, nlp: Language, n_docs: int):
-    docs = [nlp.make_doc(TRAIN_DATA[i % len(TRAIN_DATA)][0]) for i in range(n_docs)]
+    docs = [nlp.make_doc(text) for text, _ in cycled(TRAIN_DATA, n_docs)]
     ner = nlp.get_pipe(NAME)
     with ops.measure() as predict:
         scores = ner.predict(docs)
@@ -78,20 +71,12 @@ def test_token_ner_prediction_round_trips_do_not_grow_with_docs(fake_ops, spans_
     assert (many[1].copies, many[1].syncs) == (1 if spans_key is None else 2, 0)
 
 
-def update_counts(ops, nlp: Language, n_examples: int):
-    examples = make_examples(nlp)
-    examples = [examples[i % len(examples)] for i in range(n_examples)]
-    with ops.measure() as counts:
-        nlp.update(examples, sgd=None)
-    return counts
-
-
 @pytest.mark.parametrize("loss", ["ce", "mom", "mom_v2", "dice"])
 def test_token_ner_update_round_trips_do_not_grow_with_docs(fake_ops, loss):
     nlp = make_nlp(loss)
     fix_random_seed(0)
     nlp.initialize(get_examples=lambda: make_examples(nlp))
-    few, many = update_counts(fake_ops, nlp, 2), update_counts(fake_ops, nlp, 20)
+    few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n) for n in (2, 20))
     assert few.round_trips == many.round_trips
     # thinc's with_array copies its lengths back twice; the loss value once
     assert many.syncs == 0 and many.copies <= 3

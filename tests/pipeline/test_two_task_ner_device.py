@@ -11,21 +11,14 @@ from spacy_imbalance.pipeline.tagging.thresholds import component_inputs
 
 from .test_token_ner import TRAIN_DATA, make_examples, pred_ents
 from .test_two_task_ner import LOSS_MODES, NAME, NEW_TEXTS, TYPINGS, make_nlp
-from ..device import device
+from ..device import cycled, device, seeded_updates, pipe_counts, update_counts
 
 
 def train_and_predict(loss_mode: str, typing: str, n_updates: int = 4):
     """Losses, AUC state and fitted thresholds after the updates, then the
     entities of NEW_TEXTS."""
     nlp = make_nlp(typing, loss_mode=loss_mode, threshold_holdout=0.0, lambda_=2.0)
-    examples = make_examples(nlp)
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    history = []
-    for _ in range(n_updates):
-        losses = {}
-        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
-        history.append(losses[NAME])
+    history = seeded_updates(nlp, make_examples(nlp), NAME, n_updates)
     ner = nlp.get_pipe(NAME)
     params = ner.model.get_ref("auc_params")
     ops = ner.model.ops
@@ -60,15 +53,11 @@ def trained_nlp(typing: str = "type_head", loss_mode: str = "auc") -> Language:
 
 
 def texts(n_docs: int):
-    return [TRAIN_DATA[i % len(TRAIN_DATA)][0] for i in range(n_docs)]
+    return [text for text, _ in cycled(TRAIN_DATA, n_docs)]
 
 
 def prediction_counts(ops, nlp: Language, n_docs: int):
-    docs = [nlp.make_doc(text) for text in texts(n_docs)]
-    ner = nlp.get_pipe(NAME)
-    with ops.measure() as counts:
-        ner.set_annotations(docs, ner.predict(docs))
-    return counts
+    return pipe_counts(ops, nlp.get_pipe(NAME), [nlp.make_doc(text) for text in texts(n_docs)])
 
 
 @pytest.mark.parametrize("typing", TYPINGS)
@@ -82,16 +71,6 @@ def test_two_task_ner_prediction_round_trips_do_not_grow_with_docs(fake_ops, typ
     assert (many.copies, many.syncs) == (2, 0)
 
 
-def update_counts(ops, nlp: Language, n_examples: int):
-    """Two updates: both phases of the compositional mode (period 1)."""
-    examples = make_examples(nlp)
-    examples = [examples[i % len(examples)] for i in range(n_examples)]
-    with ops.measure() as counts:
-        nlp.update(examples, sgd=None)
-        nlp.update(examples, sgd=None)
-    return counts
-
-
 @pytest.mark.parametrize("loss_mode", LOSS_MODES)
 @pytest.mark.parametrize("typing", TYPINGS)
 def test_two_task_ner_update_round_trips_do_not_grow_with_docs(fake_ops, loss_mode, typing):
@@ -101,7 +80,8 @@ def test_two_task_ner_update_round_trips_do_not_grow_with_docs(fake_ops, loss_mo
     nlp = make_nlp(typing, loss_mode=loss_mode, threshold_holdout=0.0)
     fix_random_seed(0)
     nlp.initialize(get_examples=lambda: make_examples(nlp))
-    few, many = update_counts(fake_ops, nlp, 2), update_counts(fake_ops, nlp, 20)
+    # two updates: both phases of the compositional mode (period 1)
+    few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n, n_updates=2) for n in (2, 20))
     assert few.round_trips == many.round_trips
     assert many.syncs == 0 and many.float64 == 0
     # per update, thinc's with_array copies its lengths back twice
