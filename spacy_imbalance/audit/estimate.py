@@ -1,0 +1,241 @@
+"""Calibrated span probabilities and the miss-rate estimate.
+
+**Calibration.** Each fold's model gives every decoded span a score, its
+entity probability 1 - p(O). Trained with sampled negatives on a corpus that
+misses entities, that score is not a probability of anything observable; an
+isotonic map (pool-adjacent-violators) fitted on decoded spans whose outcome
+is known turns it into one. The map is monotone, so the ranking of the
+suspects is the model's own, and on the spans it was fitted to, its values
+sum to the number of true spans in every block (what the estimate needs).
+
+**The estimate**, with a complete dev set (``method = "dev"``): each fold's
+map is fitted on that fold model's decoded dev spans, outcome = the span is a
+gold entity (exact boundaries). Applied to the suspects (decoded spans of the
+training corpus that touch no annotated entity) it gives each one's
+probability of being a missing entity g(s); their sum is the expected number
+of missing entities M, split over types by the model's label distribution
+q_l(span), and the miss rate is r = M / (A + M) with A the annotated
+entities. This assumes only that the model is as calibrated on the held-out
+training folds as on dev.
+
+Without a dev set (``method = "self"``) the only outcomes are the training
+annotations themselves. Each fold's map is fitted on its own held-out fold,
+decoded without blocking the annotations, outcome = the span is annotated.
+If entities are missing at random with rate r, that map is (1 - r) times the
+true one, and summing it over the suspects gives S = (1 - r) M = r A, so
+r = S / A and M = r A / (1 - r); a suspect's probability is g(s) / (1 - r).
+Annotators who miss some kinds of entities more than others break the
+missing-at-random assumption; a dev set does not need it.
+
+**The interval** is a percentile bootstrap over documents: each replicate
+resamples the training documents (and the dev documents, independently),
+refits every map and recomputes M and r, so it carries the calibration's
+uncertainty as well as the corpus's.
+"""
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import numpy
+
+METHODS = ("dev", "self")
+
+
+@dataclass
+class Isotonic:
+    """A non-decreasing step function: ``values[i]`` from ``lower[i]`` on."""
+
+    lower: numpy.ndarray
+    values: numpy.ndarray
+
+    @classmethod
+    def fit(cls, x: numpy.ndarray, y: numpy.ndarray, weights: Optional[numpy.ndarray] = None) -> "Isotonic":
+        """Pool-adjacent-violators: the non-decreasing step function closest to
+        ``y`` in weighted squared error. Points of equal x share one value."""
+        x = numpy.asarray(x, dtype="float64")
+        y = numpy.asarray(y, dtype="float64")
+        w = numpy.ones_like(x) if weights is None else numpy.asarray(weights, dtype="float64")
+        keep = w > 0
+        x, y, w = x[keep], y[keep], w[keep]
+        if not len(x):
+            return cls(numpy.zeros((1,)), numpy.zeros((1,)))
+        order = numpy.argsort(x, kind="stable")
+        x, y, w = x[order], y[order], w[order]
+        # ties first: one block per distinct x
+        starts = numpy.concatenate([[0], numpy.nonzero(numpy.diff(x))[0] + 1])
+        sums = numpy.add.reduceat(w * y, starts).tolist()
+        counts = numpy.add.reduceat(w, starts).tolist()
+        lows = x[starts].tolist()
+        block_sum: List[float] = []
+        block_w: List[float] = []
+        block_low: List[float] = []
+        for s, c, low in zip(sums, counts, lows):
+            block_sum.append(s)
+            block_w.append(c)
+            block_low.append(low)
+            # merge while the last block's mean falls below the one before it
+            while len(block_sum) > 1 and block_sum[-1] * block_w[-2] < block_sum[-2] * block_w[-1]:
+                s2, c2 = block_sum.pop(), block_w.pop()
+                block_low.pop()
+                block_sum[-1] += s2
+                block_w[-1] += c2
+        values = numpy.asarray(block_sum) / numpy.asarray(block_w)
+        return cls(numpy.asarray(block_low), values)
+
+    def __call__(self, x: numpy.ndarray) -> numpy.ndarray:
+        index = numpy.searchsorted(self.lower, numpy.asarray(x, dtype="float64"), side="right") - 1
+        return self.values[numpy.clip(index, 0, len(self.values) - 1)]
+
+
+@dataclass
+class FoldSpans:
+    """What one fold contributes: its suspects and its calibration spans.
+
+    suspect_docs: the training document of each suspect (corpus index).
+    calibration_docs: the document of each calibration span (dev index for
+        method "dev", corpus index for "self").
+    """
+
+    suspect_scores: numpy.ndarray
+    suspect_label_probs: numpy.ndarray  # (n_suspects, n_labels)
+    suspect_docs: numpy.ndarray
+    calibration_scores: numpy.ndarray
+    calibration_outcomes: numpy.ndarray
+    calibration_docs: numpy.ndarray
+
+
+@dataclass
+class MissRate:
+    """The estimate, per label and over all labels ("total" last)."""
+
+    method: str
+    labels: List[str]
+    annotated: List[float]
+    expected_missing: List[float]
+    missing_interval: List[List[float]]
+    rate: List[float]
+    rate_interval: List[List[float]]
+    n_resamples: int
+    level: float
+    notes: List[str] = field(default_factory=list)
+
+    def row(self, label: str) -> Dict[str, float]:
+        i = self.labels.index(label)
+        return {
+            "annotated": self.annotated[i],
+            "expected_missing": self.expected_missing[i],
+            "missing_low": self.missing_interval[i][0],
+            "missing_high": self.missing_interval[i][1],
+            "rate": self.rate[i],
+            "rate_low": self.rate_interval[i][0],
+            "rate_high": self.rate_interval[i][1],
+        }
+
+
+TOTAL = "total"
+
+
+def fit_maps(folds: Sequence[FoldSpans], calibration_weights: Optional[numpy.ndarray] = None) -> List[Isotonic]:
+    """One isotonic map per fold; ``calibration_weights`` weigh the documents
+    (a bootstrap replicate's counts)."""
+    maps = []
+    for fold in folds:
+        w = None if calibration_weights is None else calibration_weights[fold.calibration_docs]
+        maps.append(Isotonic.fit(fold.calibration_scores, fold.calibration_outcomes, w))
+    return maps
+
+
+def _missing_mass(folds: Sequence[FoldSpans], maps: Sequence[Isotonic], doc_weights: Optional[numpy.ndarray], n_labels: int) -> numpy.ndarray:
+    """Sum over suspects of g(s) q_l(s), per label."""
+    total = numpy.zeros((n_labels,), dtype="float64")
+    for fold, g in zip(folds, maps):
+        if not len(fold.suspect_scores):
+            continue
+        probs = g(fold.suspect_scores)
+        if doc_weights is not None:
+            probs = probs * doc_weights[fold.suspect_docs]
+        total += probs @ fold.suspect_label_probs
+    return total
+
+
+def _rates(mass: numpy.ndarray, annotated: numpy.ndarray, method: str) -> Dict[str, numpy.ndarray]:
+    """Expected missing and miss rate per label plus the total (last)."""
+    mass = numpy.append(mass, mass.sum())
+    annotated = numpy.append(annotated, annotated.sum())
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        if method == "dev":
+            missing = mass
+            rate = numpy.where(annotated + missing > 0, missing / (annotated + missing), 0.0)
+        else:
+            # S = r A under missing at random (module docstring); r < 1
+            rate = numpy.where(annotated > 0, numpy.minimum(mass / numpy.maximum(annotated, 1e-12), 0.999), 0.0)
+            missing = numpy.where(rate < 1, rate * annotated / (1 - rate), 0.0)
+    return {"missing": missing, "rate": rate}
+
+
+def estimate_miss_rate(
+    folds: Sequence[FoldSpans],
+    annotated: numpy.ndarray,
+    labels: Sequence[str],
+    *,
+    method: str,
+    n_calibration_docs: int,
+    n_resamples: int = 500,
+    level: float = 0.95,
+    seed: int = 0,
+) -> MissRate:
+    """The miss rate per label and in total, with a bootstrap interval.
+
+    annotated: (n_docs, n_labels) annotated entities per training document.
+    n_calibration_docs: the dev documents (method "dev"); ignored for "self",
+        whose calibration documents are the training documents.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    annotated = numpy.asarray(annotated, dtype="float64")
+    n_docs, n_labels = annotated.shape
+    point = _rates(_missing_mass(folds, fit_maps(folds), None, n_labels), annotated.sum(axis=0), method)
+    rng = numpy.random.default_rng(seed)
+    samples: Dict[str, List[numpy.ndarray]] = {"missing": [], "rate": []}
+    for _ in range(n_resamples):
+        doc_w = rng.multinomial(n_docs, numpy.full(n_docs, 1.0 / n_docs)).astype("float64")
+        if method == "dev":
+            cal_w = rng.multinomial(n_calibration_docs, numpy.full(n_calibration_docs, 1.0 / n_calibration_docs)).astype("float64")
+        else:
+            cal_w = doc_w
+        rates = _rates(_missing_mass(folds, fit_maps(folds, cal_w), doc_w, n_labels), doc_w @ annotated, method)
+        for key in samples:
+            samples[key].append(rates[key])
+    tail = 100 * (1 - level) / 2
+    intervals = {
+        key: numpy.percentile(numpy.stack(values), [tail, 100 - tail], axis=0).T if values else numpy.stack([point[key], point[key]], axis=1)
+        for key, values in samples.items()
+    }
+    notes = []
+    if method == "self":
+        notes.append(
+            "No dev set: the calibration is fitted on the training annotations themselves and the estimate "
+            "assumes entities are missing at random (module spacy_imbalance.audit.estimate). Give --dev, a "
+            "completely annotated sample, to drop that assumption."
+        )
+    return MissRate(
+        method=method,
+        labels=[*labels, TOTAL],
+        annotated=[float(a) for a in numpy.append(annotated.sum(axis=0), annotated.sum())],
+        expected_missing=[float(m) for m in point["missing"]],
+        missing_interval=[[float(lo), float(hi)] for lo, hi in intervals["missing"]],
+        rate=[float(r) for r in point["rate"]],
+        rate_interval=[[float(lo), float(hi)] for lo, hi in intervals["rate"]],
+        n_resamples=n_resamples,
+        level=level,
+        notes=notes,
+    )
+
+
+def suspect_probabilities(scores: numpy.ndarray, calibration: Isotonic, method: str, rate: float) -> numpy.ndarray:
+    """Each suspect's calibrated probability of being a missing entity: the
+    map's value, divided by 1 - r for the "self" method (whose map is the
+    probability of being *annotated*)."""
+    probs = calibration(scores)
+    if method == "self":
+        probs = numpy.minimum(probs / max(1.0 - rate, 1e-12), 1.0)
+    return probs

@@ -1,0 +1,180 @@
+"""k-fold cross-fitting: every document is scored by a model that never
+trained on it.
+
+The documents are split into k folds by a seeded permutation. The model of
+fold f trains on the other k - 1 folds and scores fold f. Each fold's
+training run lives in its own folder with a ``fold.json`` that records which
+documents it trained on and which it scores; a finished fold is skipped when
+the audit runs again (resume), and a folder made for another corpus or other
+settings is refused rather than reused.
+"""
+import hashlib
+import json
+import random
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from spacy.tokens import Doc
+
+from ..corpus.docs_io import write_docbin
+
+PLAN_FILE = "plan.json"
+FOLD_FILE = "fold.json"
+# without a dev set, each fold keeps this share of its training documents
+# aside to pick its best checkpoint
+HELD_OUT_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """Which fold scores each document, and what the folds were made from."""
+
+    k: int
+    seed: int
+    # fold id of every document, in corpus order
+    assignment: List[int]
+    # identifies the corpus and the training settings the folds belong to
+    fingerprint: str
+
+    def scored(self, fold: int) -> List[int]:
+        return [i for i, f in enumerate(self.assignment) if f == fold]
+
+    def trained(self, fold: int) -> List[int]:
+        return [i for i, f in enumerate(self.assignment) if f != fold]
+
+    def to_disk(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self)) + "\n", encoding="utf8")
+
+    @classmethod
+    def from_disk(cls, path: Path) -> "FoldPlan":
+        data = json.loads(path.read_text(encoding="utf8"))
+        return cls(int(data["k"]), int(data["seed"]), [int(f) for f in data["assignment"]], str(data["fingerprint"]))
+
+
+def assign_folds(n_docs: int, k: int, seed: int) -> List[int]:
+    """Fold ids 0..k-1 for ``n_docs`` documents: a seeded shuffle dealt round
+    robin, so fold sizes differ by at most one."""
+    check_k(k, n_docs)
+    order = list(range(n_docs))
+    random.Random(seed).shuffle(order)
+    assignment = [0] * n_docs
+    for rank, i in enumerate(order):
+        assignment[i] = rank % k
+    return assignment
+
+
+def check_k(k: int, n_docs: int, setting: str = "--folds") -> None:
+    if not isinstance(k, int) or k < 2:
+        raise ValueError(f"{setting} must be an integer >= 2 (each fold is scored by a model trained on the others), got {k!r}")
+    if n_docs < k:
+        raise ValueError(f"{setting} {k} is more than the {n_docs} documents of the corpus: each fold needs at least one")
+
+
+def fingerprint(docs: Sequence[Doc], settings: Dict[str, Any]) -> str:
+    """A digest of the documents (words and entities) and the settings that
+    shape the folds' models: a resumed audit must find the same ones."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps(settings, sort_keys=True, default=str).encode("utf8"))
+    for doc in docs:
+        digest.update("\t".join(t.text for t in doc).encode("utf8"))
+        digest.update(repr([(e.start, e.end, e.label_) for e in doc.ents]).encode("utf8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def prepare_plan(folder: Path, docs: Sequence[Doc], k: int, seed: int, settings: Dict[str, Any]) -> FoldPlan:
+    """The plan saved in ``folder`` (resume) or a new one; a saved plan of
+    another corpus or other settings is an error naming the folder."""
+    plan = FoldPlan(k, seed, assign_folds(len(docs), k, seed), fingerprint(docs, {**settings, "k": k, "seed": seed}))
+    path = folder / PLAN_FILE
+    if path.exists():
+        saved = FoldPlan.from_disk(path)
+        if saved != plan:
+            raise ValueError(
+                f"{folder} holds folds of another audit (other documents, --folds, --seed or training settings). "
+                "Give another output folder, or delete it to start over"
+            )
+        return saved
+    folder.mkdir(parents=True, exist_ok=True)
+    plan.to_disk(path)
+    return plan
+
+
+def fold_dir(folder: Path, fold: int) -> Path:
+    return folder / f"fold-{fold}"
+
+
+def fold_done(folder: Path, plan: FoldPlan, fold: int) -> bool:
+    """Whether fold ``fold`` finished training under this plan."""
+    path = fold_dir(folder, fold) / FOLD_FILE
+    if not path.exists():
+        return False
+    record = json.loads(path.read_text(encoding="utf8"))
+    return record.get("fingerprint") == plan.fingerprint and record.get("trained") == plan.trained(fold)
+
+
+def held_out_split(indices: Sequence[int], seed: int) -> Dict[str, List[int]]:
+    """Training documents of a fold split into those trained on and those kept
+    to pick the best checkpoint (when no dev set is given)."""
+    shuffled = list(indices)
+    random.Random(seed).shuffle(shuffled)
+    n_held = max(1, round(HELD_OUT_SHARE * len(shuffled)))
+    return {"train": sorted(shuffled[n_held:]), "dev": sorted(shuffled[:n_held])}
+
+
+# (config path, output folder, overrides, gpu id) -> None: spaCy's train()
+Trainer = Callable[[Path, Path, Dict[str, Any], int], None]
+
+
+def train_fold(
+    folder: Path,
+    plan: FoldPlan,
+    fold: int,
+    docs: Sequence[Doc],
+    dev_docs: Optional[Sequence[Doc]],
+    *,
+    config: Path,
+    overrides: Dict[str, Any],
+    gpu_id: int,
+    trainer: Trainer,
+) -> Path:
+    """Train fold ``fold``'s model on the other folds (resumable: a finished
+    fold is not trained again). Returns its ``model-best`` folder."""
+    out = fold_dir(folder, fold)
+    model = out / "model-best"
+    if fold_done(folder, plan, fold):
+        return model
+    out.mkdir(parents=True, exist_ok=True)
+    trained = plan.trained(fold)
+    if dev_docs is None:
+        split = held_out_split(trained, plan.seed + fold)
+        train_ids, dev_ids = split["train"], split["dev"]
+        write_docbin([docs[i] for i in dev_ids], out / "dev.spacy")
+    else:
+        train_ids, dev_ids = trained, []
+        write_docbin(dev_docs, out / "dev.spacy")
+    write_docbin([docs[i] for i in train_ids], out / "train.spacy")
+    paths = {"paths.train": str(out / "train.spacy"), "paths.dev": str(out / "dev.spacy")}
+    trainer(config, out, {**overrides, **paths}, gpu_id)
+    if not model.exists():
+        raise RuntimeError(f"training fold {fold} wrote no {model}")
+    record = {
+        "fold": fold,
+        "fingerprint": plan.fingerprint,
+        # the no-leak guarantee, kept for anyone who checks: the documents this
+        # model saw (trained on or picked its checkpoint on) and those it scores
+        "trained": trained,
+        "checkpoint_docs": dev_ids,
+        "scored": plan.scored(fold),
+    }
+    (out / FOLD_FILE).write_text(json.dumps(record) + "\n", encoding="utf8")
+    return model
+
+
+def spacy_trainer(config: Path, output: Path, overrides: Dict[str, Any], gpu_id: int) -> None:
+    """Train with ``spacy train``'s own function (model-best, model-last, the
+    console log)."""
+    from spacy.cli.train import train
+
+    train(config, output, use_gpu=gpu_id, overrides=overrides)

@@ -1,0 +1,229 @@
+"""The audit from documents to suspects: cross-fitted folds, decoded spans,
+calibration, the miss-rate estimate.
+
+Nothing here writes over the input: fold models go to ``OUT/folds``, and
+``export`` writes the audited corpus and the reports beside them.
+"""
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.tokens import Doc
+from spacy.util import load_model
+from wasabi import msg
+
+from .estimate import FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, suspect_probabilities
+from .folds import FoldPlan, Trainer, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
+from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
+
+
+@dataclass
+class AuditSettings:
+    """The audit's settings (the CLI's options)."""
+
+    folds: int = 5
+    seed: int = 0
+    # calibrated probability from which an unannotated span is a suspect
+    threshold: float = 0.5
+    floor: float = DEFAULT_FLOOR
+    component: str = "sampled_spancat"
+    n_resamples: int = 500
+    batch_size: int = 128
+
+    def check(self) -> None:
+        if not 0.0 < self.threshold < 1.0:
+            raise ValueError(f"--threshold must be in (0, 1) (a calibrated probability), got {self.threshold}")
+        if not 0.0 < self.floor < 0.5:
+            raise ValueError(f"--floor must be in (0, 0.5), got {self.floor}")
+        if self.n_resamples < 0:
+            raise ValueError(f"--resamples must be >= 0, got {self.n_resamples}")
+        if self.batch_size < 1:
+            raise ValueError(f"--batch-size must be >= 1, got {self.batch_size}")
+
+
+@dataclass
+class Suspect:
+    doc: int
+    start: int
+    end: int  # exclusive token end
+    label: str
+    # calibrated probability of being a missing entity
+    probability: float
+    # the fold model's entity probability 1 - p(O): the ranking score
+    score: float
+    fold: int
+
+
+@dataclass
+class AuditResult:
+    labels: List[str]
+    method: str
+    plan: FoldPlan
+    suspects: List[Suspect]
+    miss_rate: MissRate
+    # per fold: its isotonic map and the calibration spans it was fitted to
+    maps: List[Isotonic]
+    calibration: List[Tuple[numpy.ndarray, numpy.ndarray]]
+    settings: AuditSettings
+    info: Dict[str, Any] = field(default_factory=dict)
+
+
+def corpus_labels(*corpora: Optional[Sequence[Doc]]) -> List[str]:
+    return sorted({ent.label_ for docs in corpora if docs for doc in docs for ent in doc.ents})
+
+
+def check_corpus(docs: Sequence[Doc], source: str) -> None:
+    if not docs:
+        raise ValueError(f"{source} holds no documents")
+    if not any(len(doc.ents) for doc in docs):
+        raise ValueError(f"{source} has no annotated entity: the audit learns what an entity is from the annotations")
+
+
+def run_audit(
+    train_docs: Sequence[Doc],
+    dev_docs: Optional[Sequence[Doc]],
+    out: Path,
+    *,
+    config: Path,
+    overrides: Dict[str, Any],
+    settings: AuditSettings,
+    gpu_id: int = -1,
+    trainer: Trainer = spacy_trainer,
+) -> AuditResult:
+    """Train the folds (resumable), score every training document with the
+    model that did not see it, calibrate, estimate, select the suspects."""
+    settings.check()
+    check_corpus(train_docs, "the training corpus")
+    if dev_docs is not None:
+        check_corpus(dev_docs, "the dev corpus")
+    labels = corpus_labels(train_docs, dev_docs)
+    folder = out / "folds"
+    shaping = {
+        "config": hashlib.sha256(Path(config).read_bytes()).hexdigest(),
+        "overrides": overrides,
+        "dev": None if dev_docs is None else [[t.text for t in doc] for doc in dev_docs[:50]] + [len(dev_docs)],
+    }
+    plan = prepare_plan(folder, train_docs, settings.folds, settings.seed, shaping)
+    for fold in range(plan.k):
+        if fold_done(folder, plan, fold):
+            msg.info(f"Fold {fold + 1}/{plan.k}: trained before ({fold_dir(folder, fold)})")
+            continue
+        msg.divider(f"Fold {fold + 1}/{plan.k}: training on {len(plan.trained(fold))} documents, scoring {len(plan.scored(fold))}")
+        train_fold(folder, plan, fold, train_docs, dev_docs, config=config, overrides=overrides, gpu_id=gpu_id, trainer=trainer)
+    method = "dev" if dev_docs is not None else "self"
+    folds: List[FoldSpans] = []
+    decoded: Dict[int, Decoded] = {}
+    for fold in range(plan.k):
+        msg.text(f"Scoring fold {fold + 1}/{plan.k}")
+        spans, cal = _score_fold(fold_dir(folder, fold) / "model-best", plan, fold, train_docs, dev_docs, labels, settings)
+        folds.append(_fold_spans(spans, cal, plan.scored(fold)))
+        decoded.update(spans)
+    annotated = numpy.zeros((len(train_docs), len(labels)), dtype="float64")
+    for i, doc in enumerate(train_docs):
+        for ent in doc.ents:
+            annotated[i, labels.index(ent.label_)] += 1
+    estimate = estimate_miss_rate(
+        folds,
+        annotated,
+        labels,
+        method=method,
+        n_calibration_docs=len(dev_docs) if dev_docs is not None else len(train_docs),
+        n_resamples=settings.n_resamples,
+        seed=settings.seed,
+    )
+    maps = fit_maps(folds)
+    suspects = _suspects(plan, decoded, maps, labels, method, estimate.rate[-1], settings.threshold)
+    return AuditResult(
+        labels=labels,
+        method=method,
+        plan=plan,
+        suspects=suspects,
+        miss_rate=estimate,
+        maps=maps,
+        calibration=[(f.calibration_scores, f.calibration_outcomes) for f in folds],
+        settings=settings,
+        info={"n_docs": len(train_docs), "n_dev_docs": 0 if dev_docs is None else len(dev_docs), "decoded": decoded},
+    )
+
+
+def _score_fold(
+    model: Path,
+    plan: FoldPlan,
+    fold: int,
+    train_docs: Sequence[Doc],
+    dev_docs: Optional[Sequence[Doc]],
+    labels: List[str],
+    settings: AuditSettings,
+) -> Tuple[Dict[int, Decoded], List[Tuple[int, Decoded, numpy.ndarray]]]:
+    """The fold's suspects (decoded spans of its documents that touch no
+    annotation) and its calibration spans with their outcomes."""
+    nlp = load_model(model)
+    pipe = check_component(nlp, settings.component, source=str(model))
+    columns = [labels.index(label) for label in pipe.labels if label in labels]
+    unknown = [label for label in pipe.labels if label not in labels]
+    if unknown:
+        raise ValueError(f"{model} predicts labels {unknown} that no document of the corpus has")
+    scored = plan.scored(fold)
+    spans: Dict[int, Decoded] = {}
+    calibration: List[Tuple[int, Decoded, numpy.ndarray]] = []
+    probs = span_probabilities(nlp, settings.component, [train_docs[i] for i in scored], floor=settings.floor, batch_size=settings.batch_size)
+    for i, doc_spans in zip(scored, probs):
+        doc = train_docs[i]
+        gold = [(e.start, e.end) for e in doc.ents]
+        spans[i] = _relabel(decode(doc_spans, blocked=gold), columns, len(labels))
+        if dev_docs is None:
+            unblocked = decode(doc_spans)
+            calibration.append((i, unblocked, boundary_matches(unblocked, gold)))
+    if dev_docs is not None:
+        dev_probs = span_probabilities(nlp, settings.component, dev_docs, floor=settings.floor, batch_size=settings.batch_size)
+        for j, (doc, doc_spans) in enumerate(zip(dev_docs, dev_probs)):
+            unblocked = decode(doc_spans)
+            calibration.append((j, unblocked, boundary_matches(unblocked, [(e.start, e.end) for e in doc.ents])))
+    return spans, calibration
+
+
+def _relabel(decoded: Decoded, columns: List[int], n_labels: int) -> Decoded:
+    """The fold model's label columns placed at the corpus's label indices
+    (a fold may lack a rare label)."""
+    label_probs = numpy.zeros((len(decoded), n_labels), dtype="float64")
+    label_probs[:, columns] = decoded.label_probs
+    return Decoded(decoded.starts, decoded.ends, decoded.scores, label_probs)
+
+
+def _fold_spans(spans: Dict[int, Decoded], calibration: List[Tuple[int, Decoded, numpy.ndarray]], scored: List[int]) -> FoldSpans:
+    n_labels = next((d.label_probs.shape[1] for d in spans.values()), 0)
+    docs = [i for i in scored if len(spans[i])]
+    return FoldSpans(
+        suspect_scores=numpy.concatenate([spans[i].scores for i in docs]) if docs else numpy.zeros((0,)),
+        suspect_label_probs=numpy.concatenate([spans[i].label_probs for i in docs]) if docs else numpy.zeros((0, n_labels)),
+        suspect_docs=numpy.concatenate([numpy.full(len(spans[i]), i) for i in docs]).astype("int64") if docs else numpy.zeros((0,), "int64"),
+        calibration_scores=numpy.concatenate([d.scores for _, d, _ in calibration]) if calibration else numpy.zeros((0,)),
+        calibration_outcomes=numpy.concatenate([y for _, _, y in calibration]) if calibration else numpy.zeros((0,)),
+        calibration_docs=numpy.concatenate([numpy.full(len(d), j) for j, d, _ in calibration]).astype("int64") if calibration else numpy.zeros((0,), "int64"),
+    )
+
+
+def _suspects(
+    plan: FoldPlan,
+    decoded: Dict[int, Decoded],
+    maps: List[Isotonic],
+    labels: List[str],
+    method: str,
+    rate: float,
+    threshold: float,
+) -> List[Suspect]:
+    suspects = []
+    for i in sorted(decoded):
+        fold = plan.assignment[i]
+        spans = decoded[i]
+        if not len(spans):
+            continue
+        probs = suspect_probabilities(spans.scores, maps[fold], method, rate)
+        best = spans.best_labels()
+        for k in numpy.nonzero(probs >= threshold)[0]:
+            suspects.append(
+                Suspect(i, int(spans.starts[k]), int(spans.ends[k]), labels[int(best[k])], float(probs[k]), float(spans.scores[k]), fold)
+            )
+    return suspects

@@ -1,0 +1,151 @@
+"""Score every candidate span of a document with a ``sampled_spancat``
+model, and decode the spans an audit looks at.
+
+The audit's unit is a *decoded* span: candidates whose entity probability
+(1 - p(O)) is at least a small floor, kept greedily by that probability
+when they overlap no span kept before them (and, in the training corpus,
+no annotated entity). The same decoding runs on the dev set, where the
+outcome of each decoded span is known, so that a calibration fitted there
+applies to the suspects.
+"""
+from dataclasses import dataclass
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..pipeline.tagging.decoding import greedy_non_overlapping
+
+# the lowest entity probability a decoded span may have: below it the spans
+# are so many and so unlikely that calibration, not the model, would decide
+# their sum
+DEFAULT_FLOOR = 0.01
+
+
+@dataclass
+class DocSpans:
+    """One document's candidates that pass the floor, as host arrays."""
+
+    starts: numpy.ndarray  # int32 token start
+    ends: numpy.ndarray  # int32 exclusive token end
+    probs: numpy.ndarray  # float32 (n, 1 + n_labels); column 0 is O
+
+    @property
+    def entity_probs(self) -> numpy.ndarray:
+        return 1.0 - self.probs[:, 0]
+
+
+@dataclass
+class Decoded:
+    """One document's decoded spans."""
+
+    starts: numpy.ndarray
+    ends: numpy.ndarray
+    # the model's probability that the span is an entity (1 - p(O))
+    scores: numpy.ndarray
+    # (n, n_labels): the label distribution given that it is an entity
+    label_probs: numpy.ndarray
+
+    def __len__(self) -> int:
+        return int(self.starts.shape[0])
+
+    def best_labels(self) -> numpy.ndarray:
+        return self.label_probs.argmax(axis=1) if len(self) else numpy.zeros((0,), dtype="int64")
+
+
+def check_component(nlp: Language, component: str, *, source: str) -> SampledSpanCategorizer:
+    if component not in nlp.pipe_names:
+        raise ValueError(f"{source} has no component {component!r} (--component); its components: {nlp.pipe_names}")
+    pipe = nlp.get_pipe(component)
+    if not isinstance(pipe, SampledSpanCategorizer):
+        raise ValueError(
+            f"{source}: component {component!r} (--component) is a {type(pipe).__name__}; the audit needs a "
+            "sampled_spancat, whose span probabilities it calibrates"
+        )
+    return pipe
+
+
+def span_probabilities(
+    nlp: Language,
+    component: str,
+    docs: Iterable[Doc],
+    *,
+    floor: float = DEFAULT_FLOOR,
+    batch_size: int = 128,
+) -> Iterator[DocSpans]:
+    """Class probabilities of every candidate of each doc whose entity
+    probability is at least ``floor``, predicted on copies of the docs'
+    tokens (their annotations are not seen) after the pipeline's upstream
+    components."""
+    pipe = check_component(nlp, component, source="the pipeline")
+    upstream_off = nlp.pipe_names[nlp.pipe_names.index(component):]
+    for batch in _batches(docs, batch_size):
+        inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in batch]
+        inputs = list(nlp.pipe(inputs, disable=upstream_off, batch_size=batch_size))
+        yield from _split(pipe, inputs, floor)
+
+
+def _split(pipe: SampledSpanCategorizer, docs: List[Doc], floor: float) -> Iterator[DocSpans]:
+    ops = pipe.model.ops
+    candidates, logits = pipe.predict(docs)
+    lengths = [len(doc) for doc in docs]
+    if not len(candidates):
+        for _ in docs:
+            yield _empty(len(pipe.classes))
+        return
+    xp = ops.xp
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    probs = xp.exp(shifted)
+    probs /= probs.sum(axis=1, keepdims=True)
+    keep = xp.nonzero(1.0 - probs[:, 0] >= floor)[0]
+    # one copy to the host: the kept rows and their spans
+    probs_h = ops.to_numpy(probs[keep]).astype("float32")
+    spans_h = ops.to_numpy(xp.stack([candidates.starts[keep], candidates.ends[keep] + 1, candidates.doc_ids[keep]], axis=1))
+    offsets = numpy.concatenate([[0], numpy.cumsum(lengths)])
+    bounds = numpy.searchsorted(spans_h[:, 2], numpy.arange(len(docs) + 1))
+    for i in range(len(docs)):
+        rows = slice(int(bounds[i]), int(bounds[i + 1]))
+        yield DocSpans(
+            (spans_h[rows, 0] - offsets[i]).astype("int32"),
+            (spans_h[rows, 1] - offsets[i]).astype("int32"),
+            probs_h[rows],
+        )
+
+
+def _empty(n_classes: int) -> DocSpans:
+    return DocSpans(numpy.zeros((0,), "int32"), numpy.zeros((0,), "int32"), numpy.zeros((0, n_classes), "float32"))
+
+
+def _batches(docs: Iterable[Doc], size: int) -> Iterator[List[Doc]]:
+    batch: List[Doc] = []
+    for doc in docs:
+        batch.append(doc)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def decode(spans: DocSpans, blocked: Optional[Sequence[Tuple[int, int]]] = None) -> Decoded:
+    """Greedy non-overlapping spans by entity probability, leaving out every
+    candidate that touches a ``blocked`` (start, exclusive end) span: in the
+    training corpus, the annotated entities."""
+    scores = spans.entity_probs
+    keep = numpy.ones(len(scores), dtype=bool)
+    for start, end in blocked or ():
+        keep &= (spans.ends <= start) | (spans.starts >= end)
+    idx = numpy.nonzero(keep)[0]
+    chosen = idx[greedy_non_overlapping(spans.starts[idx], spans.ends[idx], scores[idx])] if len(idx) else idx
+    label_probs = spans.probs[chosen, 1:]
+    totals = label_probs.sum(axis=1, keepdims=True)
+    label_probs = numpy.divide(label_probs, totals, out=numpy.zeros_like(label_probs), where=totals > 0)
+    return Decoded(spans.starts[chosen], spans.ends[chosen], scores[chosen].astype("float64"), label_probs.astype("float64"))
+
+
+def boundary_matches(decoded: Decoded, gold: Sequence[Tuple[int, int]]) -> numpy.ndarray:
+    """1.0 for each decoded span whose boundaries are a gold entity's."""
+    gold_set = set((int(s), int(e)) for s, e in gold)
+    return numpy.asarray([float((int(s), int(e)) in gold_set) for s, e in zip(decoded.starts, decoded.ends)], dtype="float64")

@@ -1,0 +1,82 @@
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+import typer
+from spacy.cli._util import parse_config_overrides
+from wasabi import msg
+
+from ..audit.export import SPANS_KEY, write_outputs
+from ..audit.estimate import TOTAL
+from ..audit.run import AuditSettings, run_audit
+from ..corpus.docs_io import load_docs
+from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+
+DEFAULT_CONFIG = Path(__file__).parent.parent / "audit" / "default.cfg"
+
+
+@app.command(
+    "audit",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def audit_cli(
+    ctx: typer.Context,
+    train_path: Path = typer.Argument(..., metavar="TRAIN", help="The corpus to audit: .spacy or CoNLL"),
+    output: Path = typer.Option(..., "--output", "-o", help="Output folder (fold models, audited corpus, reports); an audit stopped midway resumes from it"),
+    dev_path: Optional[Path] = typer.Option(None, "--dev", help="A completely annotated sample (.spacy or CoNLL) to calibrate on; without it the estimate assumes entities are missing at random"),
+    config: Path = typer.Option(DEFAULT_CONFIG, "--config", "-c", help="Training config with a sampled_spancat component (default: uniform negatives, CNN)"),
+    vectors: Optional[str] = typer.Option(None, "--vectors", help="With the default config: static vectors to train on (a pipeline name or path, e.g. en_core_web_md)"),
+    folds: int = typer.Option(5, "--folds", help="Cross-fitting folds k: each fold is scored by a model trained on the other k - 1"),
+    threshold: float = typer.Option(0.5, "--threshold", help="Calibrated probability from which an unannotated span is a suspect"),
+    component: str = typer.Option("sampled_spancat", "--component", help="The sampled_spancat component of --config"),
+    spans_key: str = typer.Option(SPANS_KEY, "--spans-key", help="Span group of the suspects in the audited corpus"),
+    resamples: int = typer.Option(500, "--resamples", help="Bootstrap resamples of the miss-rate interval"),
+    html_limit: int = typer.Option(300, "--html-limit", help="Documents shown on the review page (the most probable suspects first)"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the folds and of the bootstrap; the training seed is the config's"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for the CPU"),
+) -> None:
+    """Find the entities the annotators missed: train a sampled_spancat on k-1
+    folds, score the held-out fold, calibrate, and list the unannotated
+    spans that are probably entities. Extra options override the config
+    (e.g. --training.max_steps 2000), as for spacy train."""
+    overrides: Dict[str, Any] = parse_config_overrides(ctx.args)
+    if vectors is not None:
+        if config != DEFAULT_CONFIG:
+            fail("--vectors applies to the default config; with --config set [initialize] vectors and include_static_vectors in it (or --paths.vectors)")
+        overrides = {
+            "paths.vectors": vectors,
+            "components.tok2vec.model.embed.include_static_vectors": True,
+            **overrides,
+        }
+    if not config.exists():
+        fail(f"No such config file: {config} (--config)")
+    if output.exists() and not output.is_dir():
+        fail(f"--output {output} is a file; give a folder")
+    check_outputs_are_not_inputs([p for p in (train_path, dev_path, config) if p is not None], [output])
+    for inside in (train_path, dev_path):
+        if inside is not None and output.resolve() in inside.resolve().parents:
+            fail(f"--output {output} contains the input {inside}: the audit writes into that folder; give another one")
+    settings = AuditSettings(folds=folds, seed=seed, threshold=threshold, component=component, n_resamples=resamples)
+    try:
+        settings.check()
+        if html_limit < 0:
+            raise ValueError(f"--html-limit must be >= 0, got {html_limit}")
+        train_docs = load_docs(train_path)
+        dev_docs = load_docs(dev_path) if dev_path is not None else None
+    except (OSError, ValueError) as err:
+        fail(str(err))
+    use_gpu(gpu_id)
+    try:
+        result = run_audit(train_docs, dev_docs, output, config=config, overrides=overrides, settings=settings, gpu_id=gpu_id)
+        paths = write_outputs(train_docs, result, output, spans_key=spans_key, html_limit=html_limit)
+    except ValueError as err:
+        fail(str(err))
+    total = result.miss_rate.row(TOTAL)
+    msg.good(
+        f"{len(result.suspects)} suspected missing entities; estimated miss rate {100 * total['rate']:.1f} % "
+        f"[{100 * total['rate_low']:.1f}, {100 * total['rate_high']:.1f}] ({result.miss_rate.method} calibration)"
+    )
+    for note in result.miss_rate.notes:
+        msg.warn(note)
+    print((output / "summary.md").read_text(encoding="utf8"))
+    for key, path in paths.items():
+        msg.text(f"{key:>16}: {path}")
