@@ -144,31 +144,82 @@ def fit_maps(folds: Sequence[FoldSpans], calibration_weights: Optional[numpy.nda
     return maps
 
 
-def _missing_mass(folds: Sequence[FoldSpans], maps: Sequence[Isotonic], doc_weights: Optional[numpy.ndarray], n_labels: int) -> numpy.ndarray:
-    """Sum over suspects of g(s) q_l(s), per label."""
+def posteriors(
+    fold: FoldSpans,
+    g: Isotonic,
+    method: str,
+    *,
+    calibration_weights: Optional[numpy.ndarray] = None,
+    suspect_weights: Optional[numpy.ndarray] = None,
+) -> numpy.ndarray:
+    """Each suspect's probability of being a missing entity (module
+    docstring): the label-shift EM for "dev", Elkan and Noto's weight for
+    "self". The weights are per document (a bootstrap replicate's counts)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not len(fold.suspect_scores):
+        return numpy.zeros((0,), dtype="float64")
+    g_suspects = g(fold.suspect_scores)
+    w_cal = numpy.ones(len(fold.calibration_scores)) if calibration_weights is None else calibration_weights[fold.calibration_docs]
+    if not w_cal.sum():
+        return numpy.zeros_like(g_suspects)
+    if method == "dev":
+        w_sus = numpy.ones(len(g_suspects)) if suspect_weights is None else suspect_weights[fold.suspect_docs]
+        prior = float((fold.calibration_outcomes * w_cal).sum() / w_cal.sum())
+        return label_shift_em(g_suspects, prior, w_sus)
+    annotated = fold.calibration_outcomes == 1
+    if not (w_cal * annotated).sum():
+        return numpy.zeros_like(g_suspects)
+    c = float((g(fold.calibration_scores) * w_cal)[annotated].sum() / w_cal[annotated].sum())
+    odds = g_suspects / numpy.maximum(1.0 - g_suspects, 1e-12)
+    return numpy.minimum((1.0 - c) / max(c, 1e-12) * odds, 1.0)
+
+
+def label_shift_em(g: numpy.ndarray, prior: float, weights: numpy.ndarray, *, tol: float = 1e-7, max_iter: int = 1000) -> numpy.ndarray:
+    """Posteriors of a calibrated classifier (probabilities ``g`` under the
+    class prior ``prior``) on a population with an unknown prior (Saerens,
+    Latinne and Decaestecker 2002): alternate the posteriors under the
+    current prior and the prior as their (weighted) mean."""
+    if prior <= 0.0 or prior >= 1.0 or not weights.sum():
+        return g.copy()
+    pi = prior
+    for _ in range(max_iter):
+        pos = (pi / prior) * g
+        neg = ((1.0 - pi) / (1.0 - prior)) * (1.0 - g)
+        p = numpy.divide(pos, pos + neg, out=numpy.zeros_like(g), where=(pos + neg) > 0)
+        new = float((p * weights).sum() / weights.sum())
+        if abs(new - pi) < tol:
+            return p
+        pi = new
+    return p
+
+
+def _missing_mass(
+    folds: Sequence[FoldSpans],
+    maps: Sequence[Isotonic],
+    method: str,
+    n_labels: int,
+    calibration_weights: Optional[numpy.ndarray] = None,
+    doc_weights: Optional[numpy.ndarray] = None,
+) -> numpy.ndarray:
+    """Sum over suspects of P(missing entity) q_l(span), per label."""
     total = numpy.zeros((n_labels,), dtype="float64")
     for fold, g in zip(folds, maps):
         if not len(fold.suspect_scores):
             continue
-        probs = g(fold.suspect_scores)
+        probs = posteriors(fold, g, method, calibration_weights=calibration_weights, suspect_weights=doc_weights)
         if doc_weights is not None:
             probs = probs * doc_weights[fold.suspect_docs]
         total += probs @ fold.suspect_label_probs
     return total
 
 
-def _rates(mass: numpy.ndarray, annotated: numpy.ndarray, method: str) -> Dict[str, numpy.ndarray]:
+def _rates(missing: numpy.ndarray, annotated: numpy.ndarray) -> Dict[str, numpy.ndarray]:
     """Expected missing and miss rate per label plus the total (last)."""
-    mass = numpy.append(mass, mass.sum())
+    missing = numpy.append(missing, missing.sum())
     annotated = numpy.append(annotated, annotated.sum())
-    with numpy.errstate(divide="ignore", invalid="ignore"):
-        if method == "dev":
-            missing = mass
-            rate = numpy.where(annotated + missing > 0, missing / (annotated + missing), 0.0)
-        else:
-            # S = r A under missing at random (module docstring); r < 1
-            rate = numpy.where(annotated > 0, numpy.minimum(mass / numpy.maximum(annotated, 1e-12), 0.999), 0.0)
-            missing = numpy.where(rate < 1, rate * annotated / (1 - rate), 0.0)
+    found = annotated + missing
+    rate = numpy.divide(missing, found, out=numpy.zeros_like(missing), where=found > 0)
     return {"missing": missing, "rate": rate}
 
 
@@ -193,7 +244,7 @@ def estimate_miss_rate(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     annotated = numpy.asarray(annotated, dtype="float64")
     n_docs, n_labels = annotated.shape
-    point = _rates(_missing_mass(folds, fit_maps(folds), None, n_labels), annotated.sum(axis=0), method)
+    point = _rates(_missing_mass(folds, fit_maps(folds), method, n_labels), annotated.sum(axis=0))
     rng = numpy.random.default_rng(seed)
     samples: Dict[str, List[numpy.ndarray]] = {"missing": [], "rate": []}
     for _ in range(n_resamples):
@@ -202,7 +253,8 @@ def estimate_miss_rate(
             cal_w = rng.multinomial(n_calibration_docs, numpy.full(n_calibration_docs, 1.0 / n_calibration_docs)).astype("float64")
         else:
             cal_w = doc_w
-        rates = _rates(_missing_mass(folds, fit_maps(folds, cal_w), doc_w, n_labels), doc_w @ annotated, method)
+        mass = _missing_mass(folds, fit_maps(folds, cal_w), method, n_labels, calibration_weights=cal_w, doc_weights=doc_w)
+        rates = _rates(mass, doc_w @ annotated)
         for key in samples:
             samples[key].append(rates[key])
     tail = 100 * (1 - level) / 2
@@ -213,8 +265,8 @@ def estimate_miss_rate(
     notes = []
     if method == "self":
         notes.append(
-            "No dev set: the calibration is fitted on the training annotations themselves and the estimate "
-            "assumes entities are missing at random (module spacy_imbalance.audit.estimate). Give --dev, a "
+            "No dev set: the calibration is fitted on the training annotations themselves, and the estimate "
+            "assumes that entities are missing at random (spacy_imbalance.audit.estimate). Give --dev, a "
             "completely annotated sample, to drop that assumption."
         )
     return MissRate(
@@ -229,13 +281,3 @@ def estimate_miss_rate(
         level=level,
         notes=notes,
     )
-
-
-def suspect_probabilities(scores: numpy.ndarray, calibration: Isotonic, method: str, rate: float) -> numpy.ndarray:
-    """Each suspect's calibrated probability of being a missing entity: the
-    map's value, divided by 1 - r for the "self" method (whose map is the
-    probability of being *annotated*)."""
-    probs = calibration(scores)
-    if method == "self":
-        probs = numpy.minimum(probs / max(1.0 - rate, 1e-12), 1.0)
-    return probs

@@ -183,14 +183,11 @@ def scored_spans_tsv(docs: Sequence[Doc], result: AuditResult) -> str:
     lower the threshold later without running the audit again."""
     rows = []
     decoded = result.info["decoded"]
-    from .estimate import suspect_probabilities
-
     for i in sorted(decoded):
-        spans = decoded[i]
+        spans, probs = decoded[i], result.probabilities[i]
         if not len(spans):
             continue
         fold = result.plan.assignment[i]
-        probs = suspect_probabilities(spans.scores, result.maps[fold], result.method, result.miss_rate.rate[-1])
         best = spans.best_labels()
         for k in range(len(spans)):
             start, end = int(spans.starts[k]), int(spans.ends[k])

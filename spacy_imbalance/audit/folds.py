@@ -13,7 +13,7 @@ import json
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
@@ -52,23 +52,33 @@ class FoldPlan:
         return cls(int(data["k"]), int(data["seed"]), [int(f) for f in data["assignment"]], str(data["fingerprint"]))
 
 
-def assign_folds(n_docs: int, k: int, seed: int) -> List[int]:
-    """Fold ids 0..k-1 for ``n_docs`` documents: a seeded shuffle dealt round
-    robin, so fold sizes differ by at most one."""
-    check_k(k, n_docs)
-    order = list(range(n_docs))
+def assign_folds(keys: Sequence[Hashable], k: int, seed: int) -> List[int]:
+    """Fold ids 0..k-1 for documents identified by ``keys`` (their words):
+    the distinct keys shuffled with the seed and dealt round robin, so fold
+    sizes differ by at most one where no text repeats. Documents with the
+    same key share a fold: a duplicate in another fold would let its model
+    score a text it trained on."""
+    groups: Dict[Hashable, int] = {}
+    for key in keys:
+        groups.setdefault(key, len(groups))
+    check_k(k, len(groups))
+    order = list(range(len(groups)))
     random.Random(seed).shuffle(order)
-    assignment = [0] * n_docs
-    for rank, i in enumerate(order):
-        assignment[i] = rank % k
-    return assignment
+    group_fold = [0] * len(groups)
+    for rank, g in enumerate(order):
+        group_fold[g] = rank % k
+    return [group_fold[groups[key]] for key in keys]
+
+
+def doc_key(doc: Doc) -> Tuple[str, ...]:
+    return tuple(t.text for t in doc)
 
 
 def check_k(k: int, n_docs: int, setting: str = "--folds") -> None:
     if not isinstance(k, int) or k < 2:
         raise ValueError(f"{setting} must be an integer >= 2 (each fold is scored by a model trained on the others), got {k!r}")
     if n_docs < k:
-        raise ValueError(f"{setting} {k} is more than the {n_docs} documents of the corpus: each fold needs at least one")
+        raise ValueError(f"{setting} {k} is more than the {n_docs} distinct documents of the corpus: each fold needs at least one")
 
 
 def fingerprint(docs: Sequence[Doc], settings: Dict[str, Any]) -> str:
@@ -86,7 +96,7 @@ def fingerprint(docs: Sequence[Doc], settings: Dict[str, Any]) -> str:
 def prepare_plan(folder: Path, docs: Sequence[Doc], k: int, seed: int, settings: Dict[str, Any]) -> FoldPlan:
     """The plan saved in ``folder`` (resume) or a new one; a saved plan of
     another corpus or other settings is an error naming the folder."""
-    plan = FoldPlan(k, seed, assign_folds(len(docs), k, seed), fingerprint(docs, {**settings, "k": k, "seed": seed}))
+    plan = FoldPlan(k, seed, assign_folds([doc_key(doc) for doc in docs], k, seed), fingerprint(docs, {**settings, "k": k, "seed": seed}))
     path = folder / PLAN_FILE
     if path.exists():
         saved = FoldPlan.from_disk(path)
@@ -118,8 +128,13 @@ def held_out_split(indices: Sequence[int], seed: int) -> Dict[str, List[int]]:
     """Training documents of a fold split into those trained on and those kept
     to pick the best checkpoint (when no dev set is given)."""
     shuffled = list(indices)
+    if len(shuffled) < 2:
+        raise ValueError(
+            f"a fold trains on {len(shuffled)} document: too few to keep one aside for picking the best "
+            "checkpoint; give --dev, or fewer --folds"
+        )
     random.Random(seed).shuffle(shuffled)
-    n_held = max(1, round(HELD_OUT_SHARE * len(shuffled)))
+    n_held = min(max(1, round(HELD_OUT_SHARE * len(shuffled))), len(shuffled) - 1)
     return {"train": sorted(shuffled[n_held:]), "dev": sorted(shuffled[:n_held])}
 
 

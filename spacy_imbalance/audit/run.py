@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 from spacy.util import load_model
 from wasabi import msg
 
-from .estimate import FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, suspect_probabilities
+from .estimate import FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
 from .folds import FoldPlan, Trainer, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
 
@@ -65,6 +65,9 @@ class AuditResult:
     miss_rate: MissRate
     # per fold: its isotonic map and the calibration spans it was fitted to
     maps: List[Isotonic]
+    # per document: each decoded unannotated span's probability of being a
+    # missing entity (the order of info["decoded"][doc])
+    probabilities: Dict[int, numpy.ndarray]
     calibration: List[Tuple[numpy.ndarray, numpy.ndarray]]
     settings: AuditSettings
     info: Dict[str, Any] = field(default_factory=dict)
@@ -134,7 +137,8 @@ def run_audit(
         seed=settings.seed,
     )
     maps = fit_maps(folds)
-    suspects = _suspects(plan, decoded, maps, labels, method, estimate.rate[-1], settings.threshold)
+    probabilities = _probabilities(plan, folds, maps, decoded, method)
+    suspects = _suspects(plan, decoded, probabilities, labels, settings.threshold)
     return AuditResult(
         labels=labels,
         method=method,
@@ -142,6 +146,7 @@ def run_audit(
         suspects=suspects,
         miss_rate=estimate,
         maps=maps,
+        probabilities=probabilities,
         calibration=[(f.calibration_scores, f.calibration_outcomes) for f in folds],
         settings=settings,
         info={"n_docs": len(train_docs), "n_dev_docs": 0 if dev_docs is None else len(dev_docs), "decoded": decoded},
@@ -205,25 +210,35 @@ def _fold_spans(spans: Dict[int, Decoded], calibration: List[Tuple[int, Decoded,
     )
 
 
+def _probabilities(
+    plan: FoldPlan, folds: List[FoldSpans], maps: List[Isotonic], decoded: Dict[int, Decoded], method: str
+) -> Dict[int, numpy.ndarray]:
+    """Each fold's posteriors, split back into its documents (FoldSpans lays
+    them end to end in the fold's document order)."""
+    probabilities: Dict[int, numpy.ndarray] = {}
+    for fold, (spans, g) in enumerate(zip(folds, maps)):
+        probs = posteriors(spans, g, method)
+        offset = 0
+        for i in plan.scored(fold):
+            n = len(decoded[i])
+            probabilities[i] = probs[offset : offset + n]
+            offset += n
+    return probabilities
+
+
 def _suspects(
     plan: FoldPlan,
     decoded: Dict[int, Decoded],
-    maps: List[Isotonic],
+    probabilities: Dict[int, numpy.ndarray],
     labels: List[str],
-    method: str,
-    rate: float,
     threshold: float,
 ) -> List[Suspect]:
     suspects = []
     for i in sorted(decoded):
-        fold = plan.assignment[i]
-        spans = decoded[i]
-        if not len(spans):
-            continue
-        probs = suspect_probabilities(spans.scores, maps[fold], method, rate)
+        spans, probs = decoded[i], probabilities[i]
         best = spans.best_labels()
         for k in numpy.nonzero(probs >= threshold)[0]:
             suspects.append(
-                Suspect(i, int(spans.starts[k]), int(spans.ends[k]), labels[int(best[k])], float(probs[k]), float(spans.scores[k]), fold)
+                Suspect(i, int(spans.starts[k]), int(spans.ends[k]), labels[int(best[k])], float(probs[k]), float(spans.scores[k]), plan.assignment[i])
             )
     return suspects

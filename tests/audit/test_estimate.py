@@ -1,0 +1,127 @@
+import numpy
+import pytest
+
+from spacy_imbalance.audit.estimate import FoldSpans, Isotonic, estimate_miss_rate, label_shift_em, posteriors
+
+
+def test_isotonic_pools_adjacent_violators_by_hand():
+    # (1, 1) then (2, 0) violate: pooled to 0.5 from x = 1; 3 and 4 stay at 1
+    g = Isotonic.fit(numpy.array([1.0, 2.0, 3.0, 4.0]), numpy.array([1.0, 0.0, 1.0, 1.0]))
+    assert g.values.tolist() == [0.5, 1.0, 1.0]
+    assert g(numpy.array([0.0, 1.5, 2.9, 3.5, 9.0])).tolist() == [0.5, 0.5, 0.5, 1.0, 1.0]
+
+
+def test_isotonic_ties_share_a_value_and_weights_count():
+    g = Isotonic.fit(numpy.array([0.2, 0.2, 0.7]), numpy.array([0.0, 1.0, 1.0]), weights=numpy.array([3.0, 1.0, 2.0]))
+    # x = 0.2: (3 * 0 + 1 * 1) / 4
+    assert g(numpy.array([0.2, 0.7])).tolist() == [0.25, 1.0]
+    # a weight of 0 drops the point
+    assert Isotonic.fit(numpy.array([0.1, 0.9]), numpy.array([1.0, 0.0]), weights=numpy.array([0.0, 1.0]))(numpy.array([0.1])).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_isotonic_is_monotone_and_keeps_the_total(seed):
+    rng = numpy.random.default_rng(seed)
+    x = rng.random(500)
+    y = (rng.random(500) < x**2).astype(float)
+    w = rng.integers(0, 3, 500).astype(float)
+    g = Isotonic.fit(x, y, w)
+    fitted = g(x)
+    assert numpy.all(numpy.diff(fitted[numpy.argsort(x)]) >= 0)
+    assert numpy.isclose((fitted * w).sum(), (y * w).sum())
+
+
+def synthetic_corpus(rate, seed, n_docs=600, per_doc=4, n_dev=400):
+    """Each document holds `per_doc` true entities (scores ~ Beta(5, 2), the
+    model's) and as many non-entities (Beta(1, 6)); each entity is left
+    unannotated with probability `rate`. Labels: 70 % A, 30 % B."""
+    rng = numpy.random.default_rng(seed)
+
+    def spans(n):
+        entity = numpy.repeat([1.0, 0.0], n)
+        scores = numpy.where(entity == 1, rng.beta(5, 2, 2 * n), rng.beta(1, 6, 2 * n))
+        return entity, scores
+
+    entity, scores = spans(n_docs * per_doc)
+    docs = numpy.tile(numpy.repeat(numpy.arange(n_docs), per_doc), 2)
+    label_b = rng.random(len(entity)) < 0.3
+    missing = (entity == 1) & (rng.random(len(entity)) < rate)
+    annotated_mask = (entity == 1) & ~missing
+    annotated = numpy.zeros((n_docs, 2))
+    numpy.add.at(annotated, (docs[annotated_mask], label_b[annotated_mask].astype(int)), 1)
+    suspects = ~annotated_mask
+    # the model's label distribution: right with probability 0.9
+    label_probs = numpy.where(label_b[:, None], [[0.1, 0.9]], [[0.9, 0.1]])
+    dev_entity, dev_scores = spans(n_dev * per_doc)
+    dev_docs = numpy.tile(numpy.repeat(numpy.arange(n_dev), per_doc), 2)
+    true_rate = missing.sum() / entity.sum()
+    return dict(
+        entity=entity, scores=scores, docs=docs, annotated=annotated, annotated_mask=annotated_mask, suspects=suspects,
+        label_probs=label_probs, dev=(dev_scores, dev_entity, dev_docs), true_rate=true_rate,
+    )
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.3, 0.5])
+def test_dev_calibrated_estimate_finds_the_known_rate(rate):
+    c = synthetic_corpus(rate, seed=int(rate * 10))
+    s = c["suspects"]
+    fold = FoldSpans(c["scores"][s], c["label_probs"][s], c["docs"][s], *c["dev"])
+    est = estimate_miss_rate([fold], c["annotated"], ["A", "B"], method="dev", n_calibration_docs=400, n_resamples=200)
+    total = est.row("total")
+    assert abs(total["rate"] - c["true_rate"]) < 0.03
+    assert total["rate_low"] <= c["true_rate"] <= total["rate_high"]
+    assert total["expected_missing"] == pytest.approx(sum(est.expected_missing[:2]))
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.3, 0.5])
+def test_self_calibrated_estimate_finds_the_known_rate_when_missing_at_random(rate):
+    c = synthetic_corpus(rate, seed=10 + int(rate * 10))
+    s = c["suspects"]
+    # no dev: the calibration spans are the corpus's own, outcome = annotated
+    fold = FoldSpans(
+        c["scores"][s], c["label_probs"][s], c["docs"][s], c["scores"], c["annotated_mask"].astype(float), c["docs"]
+    )
+    est = estimate_miss_rate([fold], c["annotated"], ["A", "B"], method="self", n_calibration_docs=0, n_resamples=200)
+    assert abs(est.row("total")["rate"] - c["true_rate"]) < 0.04
+    assert est.notes and "missing at random" in est.notes[0]
+    # per label: B is 30 % of entities, missed at the same rate
+    assert abs(est.row("B")["rate"] - c["true_rate"]) < 0.08
+
+
+def test_label_shift_em_recovers_a_new_prior():
+    # calibrated under prior 0.5: g(s) = s, entity scores ~ 2s, others ~ 2(1 - s)
+    rng = numpy.random.default_rng(0)
+    entity = rng.random(20000) < 0.2
+    u = rng.random(20000)
+    s = numpy.where(entity, numpy.sqrt(u), 1 - numpy.sqrt(u))
+    p = label_shift_em(s, 0.5, numpy.ones_like(s))
+    assert p.mean() == pytest.approx(0.2, abs=0.01)
+    expected = 0.2 * s / (0.2 * s + 0.8 * (1 - s))
+    assert numpy.abs(p - expected).max() < 0.03
+    # the same prior: the calibrated probabilities unchanged
+    half = numpy.where(rng.random(20000) < 0.5, numpy.sqrt(u), 1 - numpy.sqrt(u))
+    assert numpy.abs(label_shift_em(half, 0.5, numpy.ones_like(half)) - half).max() < 0.03
+
+
+def test_self_posteriors_are_elkan_noto_weights_by_hand():
+    g = Isotonic(numpy.array([0.0, 0.5]), numpy.array([0.2, 0.6]))
+    # calibration: two annotated spans scored 0.9 and 0.1 -> c = (0.6 + 0.2) / 2
+    fold = FoldSpans(
+        suspect_scores=numpy.array([0.1, 0.9]),
+        suspect_label_probs=numpy.ones((2, 1)),
+        suspect_docs=numpy.array([0, 0]),
+        calibration_scores=numpy.array([0.9, 0.1, 0.3]),
+        calibration_outcomes=numpy.array([1.0, 1.0, 0.0]),
+        calibration_docs=numpy.array([0, 0, 0]),
+    )
+    c = 0.4
+    expected = [(1 - c) / c * 0.2 / 0.8, min(1.0, (1 - c) / c * 0.6 / 0.4)]
+    assert posteriors(fold, g, "self") == pytest.approx(expected)
+    # dev: the prior of the calibration spans is 2/3; the EM lowers both
+    dev = posteriors(fold, g, "dev")
+    assert numpy.all(dev <= g(fold.suspect_scores) + 1e-12)
+
+
+def test_unknown_method_is_an_error():
+    with pytest.raises(ValueError, match="method"):
+        estimate_miss_rate([], numpy.zeros((1, 1)), ["A"], method="guess", n_calibration_docs=1)

@@ -1,0 +1,71 @@
+import json
+
+import pytest
+
+from spacy_imbalance.audit.export import FILES, SPANS_KEY, audited_docs, jsonl_records, write_outputs
+from spacy_imbalance.audit.run import AuditSettings, run_audit
+from spacy_imbalance.cli.audit import DEFAULT_CONFIG
+from spacy_imbalance.corpus.docs_io import load_docs
+from spacy_imbalance.corpus.masking.masking import mask_entities
+
+
+@pytest.fixture
+def audited(tmp_path, toy_corpus, init_only_trainer):
+    docs = mask_entities(load_docs(toy_corpus / "train.spacy"), 0.3, seed=0)
+    settings = AuditSettings(folds=2, n_resamples=5, threshold=0.05)
+    result = run_audit(docs, load_docs(toy_corpus / "dev.spacy"), tmp_path, config=DEFAULT_CONFIG, overrides={"training.max_steps": 1}, settings=settings, trainer=init_only_trainer)
+    assert result.suspects
+    return docs, result, tmp_path
+
+
+def test_jsonl_records_follow_the_schema(audited):
+    docs, result, _ = audited
+    records = list(jsonl_records(docs, result))
+    assert [r["meta"]["doc"] for r in records] == sorted({s.doc for s in result.suspects})
+    for record in records:
+        doc = docs[record["meta"]["doc"]]
+        assert record["text"] == doc.text
+        assert [t["text"] for t in record["tokens"]] == [t.text for t in doc]
+        for token in record["tokens"]:
+            assert record["text"][token["start"] : token["end"]] == token["text"]
+        sources = {span["source"] for span in record["spans"]}
+        assert "suspect" in sources
+        for span in record["spans"]:
+            # token_end is inclusive, as Prodigy has it
+            assert record["text"][span["start"] : span["end"]] == doc[span["token_start"] : span["token_end"] + 1].text
+            assert ("score" in span) == (span["source"] == "suspect")
+            if span["source"] == "suspect":
+                assert 0.05 <= span["score"] <= 1
+        assert sum(span["source"] == "annotation" for span in record["spans"]) == len(doc.ents)
+    json.dumps(records)
+
+
+def test_audited_corpus_holds_the_suspects_and_keeps_the_input(audited):
+    docs, result, out = audited
+    before = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
+    paths = write_outputs(docs, result, out)
+    assert set(FILES) - set(paths) <= {"miss_rate_plot", "calibration_plot"}
+    reloaded = load_docs(paths["corpus"])
+    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in reloaded] == before
+    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs] == before
+    got = [(i, s.start, s.end, s.label_) for i, doc in enumerate(reloaded) for s in doc.spans[SPANS_KEY]]
+    assert got == [(s.doc, s.start, s.end, s.label) for s in result.suspects]
+    scores = [x for doc in reloaded for x in doc.spans[SPANS_KEY].attrs["scores"]]
+    assert scores == pytest.approx([s.probability for s in result.suspects])
+    assert "masked" in reloaded[0].spans
+    summary = json.loads(paths["summary_json"].read_text())
+    assert summary["labels"][-1]["label"] == "total"
+    assert summary["labels"][-1]["suspects"] == len(result.suspects)
+    html = paths["html"].read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.count("document ") >= 1
+    lines = paths["spans"].read_text().splitlines()
+    assert lines[0].split("\t")[:4] == ["doc", "start", "end", "label"]
+    scores = [float(line.split("\t")[5]) for line in lines[1:]]
+    assert scores == sorted(scores, reverse=True)
+    assert len(lines) - 1 == sum(len(d) for d in result.info["decoded"].values())
+
+
+def test_an_existing_span_group_is_not_overwritten(audited):
+    docs, result, _ = audited
+    with pytest.raises(ValueError, match="--spans-key"):
+        audited_docs(docs, result, spans_key="masked")

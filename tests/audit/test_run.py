@@ -1,0 +1,71 @@
+import json
+
+import pytest
+
+from spacy_imbalance.audit.folds import FOLD_FILE
+from spacy_imbalance.audit.run import AuditSettings, run_audit
+from spacy_imbalance.corpus.docs_io import load_docs
+from spacy_imbalance.corpus.masking.masking import mask_entities
+from spacy_imbalance.cli.audit import DEFAULT_CONFIG
+
+SMALL = {"training.max_steps": 1}
+
+
+def words(doc):
+    return tuple(t.text for t in doc)
+
+
+@pytest.fixture
+def masked(toy_corpus):
+    return mask_entities(load_docs(toy_corpus / "train.spacy"), 0.3, seed=0)
+
+
+@pytest.mark.parametrize("with_dev", [True, False])
+def test_no_document_is_scored_by_a_model_that_saw_it(tmp_path, masked, toy_corpus, init_only_trainer, with_dev):
+    dev = load_docs(toy_corpus / "dev.spacy") if with_dev else None
+    settings = AuditSettings(folds=3, n_resamples=5)
+    result = run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
+    assert len(init_only_trainer.calls) == 3
+    for fold, call in enumerate(init_only_trainer.calls):
+        scored = {words(masked[i]) for i in result.plan.scored(fold)}
+        seen = set(call["train"]) | (set() if with_dev else set(call["dev"]))
+        assert not scored & seen
+        assert len(call["train"]) + (0 if with_dev else len(call["dev"])) == len(result.plan.trained(fold))
+        record = json.loads((tmp_path / "folds" / f"fold-{fold}" / FOLD_FILE).read_text())
+        assert not set(record["trained"]) & set(record["scored"])
+        assert record["scored"] == result.plan.scored(fold)
+    # every document scored once, by its own fold
+    assert sorted(result.info["decoded"]) == list(range(len(masked)))
+    assert all(s.fold == result.plan.assignment[s.doc] for s in result.suspects)
+    assert result.method == ("dev" if with_dev else "self")
+
+
+def test_suspects_never_touch_an_annotated_entity(tmp_path, masked, toy_corpus, init_only_trainer):
+    settings = AuditSettings(folds=2, n_resamples=0, threshold=0.01)
+    result = run_audit(masked, load_docs(toy_corpus / "dev.spacy"), tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
+    assert result.suspects
+    for s in result.suspects:
+        for ent in masked[s.doc].ents:
+            assert s.end <= ent.start or s.start >= ent.end
+        assert 0.01 <= s.probability <= 1.0
+
+
+def test_a_finished_audit_resumes_without_training(tmp_path, masked, toy_corpus, init_only_trainer):
+    dev = load_docs(toy_corpus / "dev.spacy")
+    settings = AuditSettings(folds=2, n_resamples=5)
+    first = run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
+
+    def refuse(*args):
+        raise AssertionError("a finished fold was trained again")
+
+    again = run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=refuse)
+    assert [(s.doc, s.start, s.end, s.label) for s in again.suspects] == [(s.doc, s.start, s.end, s.label) for s in first.suspects]
+    with pytest.raises(ValueError, match="another audit"):
+        run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides={"training.max_steps": 2}, settings=settings, trainer=refuse)
+
+
+def test_a_corpus_without_entities_is_a_clear_error(tmp_path, masked, init_only_trainer):
+    for doc in masked:
+        doc.ents = []
+    with pytest.raises(ValueError, match="no annotated entity"):
+        run_audit(masked, None, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=AuditSettings(), trainer=init_only_trainer)

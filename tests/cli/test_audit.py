@@ -1,0 +1,81 @@
+import hashlib
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_imbalance.cli import app
+from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.corpus.masking.masking import mask_entities
+
+runner = CliRunner()
+
+
+def said(result):
+    """The output without wasabi's line wrapping."""
+    return " ".join(result.output.split())
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def masked_file(tmp_path, toy_corpus):
+    path = tmp_path / "masked.spacy"
+    write_docbin(mask_entities(load_docs(toy_corpus / "train.spacy"), 0.3, seed=0), path)
+    return path
+
+
+def test_audit_trains_the_folds_and_writes_every_output(tmp_path, masked_file, toy_corpus):
+    before = digest(masked_file)
+    out = tmp_path / "audit"
+    args = ["audit", str(masked_file), "--dev", str(toy_corpus / "dev.spacy"), "-o", str(out), "--folds", "2",
+            "--resamples", "10", "--threshold", "0.2", "--training.max_steps", "4", "--training.eval_frequency", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "estimated miss rate" in said(result)
+    assert digest(masked_file) == before
+    for name in ("audited.spacy", "suspects.jsonl", "review.html", "summary.json", "summary.md", "scored_spans.tsv"):
+        assert (out / name).exists(), name
+    for fold in range(2):
+        record = json.loads((out / "folds" / f"fold-{fold}" / "fold.json").read_text())
+        assert not set(record["trained"]) & set(record["scored"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["method"] == "dev" and summary["folds"] == 2
+    # run again: the folds are reused, not trained again
+    mtime = (out / "folds" / "fold-0" / "model-best" / "meta.json").stat().st_mtime
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert "trained before" in said(again)
+    assert (out / "folds" / "fold-0" / "model-best" / "meta.json").stat().st_mtime == mtime
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--folds", "1"], "--folds"),
+        (["--threshold", "1.5"], "--threshold"),
+        (["--vectors", "en_core_web_md", "--config", "x.cfg"], "--vectors applies to the default config"),
+        (["--config", "missing.cfg"], "No such config file"),
+    ],
+)
+def test_bad_settings_name_the_option(tmp_path, masked_file, extra, message):
+    if "x.cfg" in extra:
+        (tmp_path / "x.cfg").write_text("")
+        extra = [e if e != "x.cfg" else str(tmp_path / "x.cfg") for e in extra]
+    result = runner.invoke(app, ["audit", str(masked_file), "-o", str(tmp_path / "out"), *extra])
+    assert result.exit_code == 1
+    assert message in said(result)
+
+
+def test_the_output_may_not_be_or_hold_the_input(tmp_path, masked_file):
+    result = runner.invoke(app, ["audit", str(masked_file), "-o", str(masked_file)])
+    assert result.exit_code == 1 and "is a file" in said(result)
+    result = runner.invoke(app, ["audit", str(masked_file), "-o", str(tmp_path)])
+    assert result.exit_code == 1 and "contains the input" in said(result)
+
+
+def test_a_missing_corpus_names_the_file(tmp_path):
+    result = runner.invoke(app, ["audit", str(tmp_path / "nope.spacy"), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "nope.spacy" in said(result)
