@@ -179,7 +179,7 @@ def summary_markdown(data: Dict[str, Any]) -> str:
 
 
 def scored_spans_tsv(docs: Sequence[Doc], result: AuditResult) -> str:
-    """Every decoded unannotated span (not only the suspects), best first:
+    """Every decoded unannotated span (not only the suspects), most probable first:
     lower the threshold later without running the audit again."""
     rows = []
     decoded = result.info["decoded"]
@@ -192,7 +192,9 @@ def scored_spans_tsv(docs: Sequence[Doc], result: AuditResult) -> str:
         for k in range(len(spans)):
             start, end = int(spans.starts[k]), int(spans.ends[k])
             rows.append((float(spans.scores[k]), i, start, end, result.labels[int(best[k])], float(probs[k]), fold, docs[i][start:end].text))
-    rows.sort(key=lambda r: (-r[0], r[1], r[2]))
+    # by calibrated probability (comparable across folds, whose maps differ),
+    # then by the model's score (the order within a step of the map)
+    rows.sort(key=lambda r: (-r[5], -r[0], r[1], r[2]))
     lines = ["doc\tstart\tend\tlabel\tprobability\tscore\tfold\ttext"]
     for score, i, start, end, label, prob, fold, text in rows:
         text = text.replace("\t", " ").replace("\n", " ")

@@ -11,6 +11,7 @@ settings is refused rather than reused.
 import hashlib
 import json
 import random
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
@@ -174,6 +175,9 @@ def train_fold(
     trainer(config, out, {**overrides, **paths}, gpu_id)
     if not model.exists():
         raise RuntimeError(f"training fold {fold} wrote no {model}")
+    # only model-best scores the fold; model-last would double the disk used
+    # (with static vectors each model holds a copy of them)
+    shutil.rmtree(out / "model-last", ignore_errors=True)
     record = {
         "fold": fold,
         "fingerprint": plan.fingerprint,

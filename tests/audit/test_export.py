@@ -60,8 +60,8 @@ def test_audited_corpus_holds_the_suspects_and_keeps_the_input(audited):
     assert html.startswith("<!DOCTYPE html>") and html.count("document ") >= 1
     lines = paths["spans"].read_text().splitlines()
     assert lines[0].split("\t")[:4] == ["doc", "start", "end", "label"]
-    scores = [float(line.split("\t")[5]) for line in lines[1:]]
-    assert scores == sorted(scores, reverse=True)
+    probs = [float(line.split("\t")[4]) for line in lines[1:]]
+    assert probs == sorted(probs, reverse=True)
     assert len(lines) - 1 == sum(len(d) for d in result.info["decoded"].values())
 
 
