@@ -3,6 +3,7 @@ from ._app import app
 from . import (  # noqa: F401  (register commands)
     audit,
     augment,
+    calibrate,
     convert,
     evaluate,
     mask,

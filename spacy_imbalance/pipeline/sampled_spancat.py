@@ -18,7 +18,11 @@ unlabeled entity that is not drawn cannot teach the model that it is O.
 
 Prediction: the argmax class of every candidate; non-O spans, by descending
 probability, go to ``doc.ents`` unless they overlap one kept before; all of
-them, with their probabilities, go to ``doc.spans[spans_key]``.
+them, with their probabilities, go to ``doc.spans[spans_key]``. With
+``thresholds`` (per label, e.g. from ``spacy-imbalance calibrate``) a
+candidate's most probable entity label l is predicted when p(l) >=
+thresholds[l] instead, even where O is more probable; labels without a
+threshold keep the argmax rule (docs/calibration.md).
 
 Gold comes from ``doc.ents``, or from ``doc.spans[gold_key]`` when
 ``gold_key`` is set. The gold group is a setting of its own, not
@@ -36,9 +40,11 @@ such entities: the missampling rate of Li et al. (2022, Eq. 12), reported as
 the ``missampling_rate`` score (a column of the training log) over the
 updates since the last evaluation.
 """
+import numbers
 import warnings
 from itertools import chain, islice
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.language import Language
@@ -46,7 +52,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
-from thinc.types import Floats2d, Ints1d
+from thinc.types import Floats1d, Floats2d, Ints1d
 
 from ..spans.candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
 from .tagging.decoding import greedy_non_overlapping
@@ -70,6 +76,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
 DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7}
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
 MISSAMPLING_KEY = "missampling_rate"
+# a label's threshold meaning "keep the argmax rule": above every probability
+ARGMAX = 2.0
 
 
 @Language.factory(
@@ -83,6 +91,7 @@ MISSAMPLING_KEY = "missampling_rate"
         "gold_key": None,
         "spans_key": "sc",
         "masked_key": "masked",
+        "thresholds": None,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights={
@@ -100,6 +109,7 @@ def make_sampled_spancat(
     gold_key: Optional[str],
     spans_key: Optional[str],
     masked_key: Optional[str],
+    thresholds: Optional[Dict[str, float]],
     scorer: Optional[Callable],
 ) -> "SampledSpanCategorizer":
     """negatives: the sampler (``spacy-imbalance.*_negatives.v1``). loss: any
@@ -109,6 +119,8 @@ def make_sampled_spancat(
         against the predicted doc.ents).
     spans_key: where every non-O span and its probability is written (null: nowhere).
     masked_key: span group of masked entities, for the missampling rate (null: off).
+    thresholds: per-label decision thresholds in (0, 1) on the label's
+        probability (null: the argmax class; labels left out keep it).
     """
     return SampledSpanCategorizer(
         nlp.vocab,
@@ -120,6 +132,7 @@ def make_sampled_spancat(
         gold_key=gold_key,
         spans_key=spans_key,
         masked_key=masked_key,
+        thresholds=thresholds,
         scorer=scorer,
     )
 
@@ -146,6 +159,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         gold_key: Optional[str] = None,
         spans_key: Optional[str] = "sc",
         masked_key: Optional[str] = "masked",
+        thresholds: Optional[Dict[str, float]] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width")
@@ -189,7 +203,12 @@ class SampledSpanCategorizer(ClassCountedPipe):
             # [masked entities drawn, negatives drawn] over all updates
             "missampled": [0, 0],
             "class_counts": None,
+            # per-label decision thresholds (null: argmax); labels are
+            # checked once the component has them (initialize, from_disk)
+            "thresholds": check_thresholds(thresholds, f"sampled_spancat '{name}'"),
         }
+        # (ops, key, device vector) of the thresholds: uploaded once, not per batch
+        self._threshold_cache: Optional[Tuple[Ops, Tuple, Floats1d]] = None
         self._generator: Any = None
         # [masked entities drawn, negatives drawn] since the last score()
         self._missampled = [0, 0]
@@ -202,6 +221,37 @@ class SampledSpanCategorizer(ClassCountedPipe):
     def classes(self) -> List[str]:
         """Output columns: O, then the labels."""
         return ["O", *self.labels]
+
+    @property
+    def thresholds(self) -> Optional[Dict[str, float]]:
+        """The per-label decision thresholds, or None for the argmax rule."""
+        thresholds = self.cfg.get("thresholds")
+        return dict(thresholds) if thresholds is not None else None
+
+    def set_thresholds(self, thresholds: Optional[Dict[str, float]]) -> None:
+        """Decide with ``thresholds`` from now on (None: the argmax rule).
+        Only the component changes; ``set_span_thresholds`` also updates the
+        pipeline's config, which ``nlp.to_disk`` writes as config.cfg."""
+        checked = check_thresholds(thresholds, f"sampled_spancat '{self.name}'")
+        # labels come with initialize: until then they are checked there
+        if self.labels:
+            check_threshold_labels(checked, self.labels, f"sampled_spancat '{self.name}'")
+        self.cfg["thresholds"] = checked
+
+    def _threshold_vector(self) -> Optional[Floats1d]:
+        """The thresholds as a per-class device vector (``threshold_vector``),
+        rebuilt only when the thresholds, labels or ops change."""
+        thresholds = self.cfg.get("thresholds")
+        if thresholds is None:
+            return None
+        ops = self.model.ops
+        key = (tuple(self.classes), tuple(sorted(thresholds.items())))
+        cached = self._threshold_cache
+        if cached is None or cached[0] is not ops or cached[1] != key:
+            check_threshold_labels(thresholds, self.labels, f"sampled_spancat '{self.name}'")
+            cached = (ops, key, ops.asarray1f(threshold_vector(self.classes, thresholds)))
+            self._threshold_cache = cached
+        return cached[2]
 
     # -- prediction -------------------------------------------------------
 
@@ -218,7 +268,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         every non-O span with its probability -> ``doc.spans[spans_key]``."""
         docs = list(docs)
         candidates, logits = scores
-        spans, confidence = _entity_candidates(self.model.ops, candidates, logits)
+        spans, confidence = _entity_candidates(self.model.ops, candidates, logits, self._threshold_vector())
         # candidates are in doc order: each doc's spans are one slice
         bounds = numpy.searchsorted(spans[:, 2], numpy.arange(len(docs) + 1))
         offsets = doc_offsets(candidates.doc_lengths)
@@ -416,6 +466,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             )
         self.cfg["class_counts"] = self._count_classes(get_examples()) if self.loss.needs_class_counts else None
         self._initialize_loss()
+        self._check_threshold_labels()
         self.cfg["n_updates"] = 0
         self.cfg["missampled"] = [0, 0]
         self._generator = _seeded_generator(self.model.ops)
@@ -440,6 +491,94 @@ class SampledSpanCategorizer(ClassCountedPipe):
     def loss_classes(self) -> List[str]:
         return self.classes
 
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SampledSpanCategorizer":
+        super().from_bytes(bytes_data, exclude=exclude)
+        self._check_threshold_labels()
+        return self
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "SampledSpanCategorizer":
+        super().from_disk(path, exclude=exclude)
+        self._check_threshold_labels()
+        return self
+
+    def _check_threshold_labels(self) -> None:
+        # the stored cfg replaces the one built from config.cfg: check both kinds of value again
+        prefix = f"sampled_spancat '{self.name}'"
+        self.cfg["thresholds"] = check_thresholds(self.cfg.get("thresholds"), prefix)
+        check_threshold_labels(self.cfg["thresholds"], self.labels, prefix)
+
+
+def set_span_thresholds(nlp: Language, component_name: str, thresholds: Optional[Dict[str, float]]) -> None:
+    """Give the ``sampled_spancat`` component ``component_name`` new decision
+    thresholds (None: the argmax rule), in its ``cfg`` and in the pipeline
+    config: ``nlp.to_disk`` writes config.cfg from the latter, and a pipeline
+    assembled or trained on from that config.cfg would otherwise get the old
+    thresholds back."""
+    pipe = span_component(nlp, component_name)
+    pipe.set_thresholds(thresholds)
+    # nlp.config is rebuilt from these per-component configs on every access
+    nlp.get_pipe_config(component_name)["thresholds"] = pipe.thresholds
+
+
+def span_component(nlp: Language, name: str) -> SampledSpanCategorizer:
+    """The ``sampled_spancat`` component ``name`` of ``nlp``; an error that
+    lists the pipeline's components otherwise."""
+    components = ", ".join(nlp.pipe_names) or "none"
+    if name not in nlp.pipe_names:
+        raise ValueError(f"the pipeline has no component {name!r}; its components: {components}")
+    pipe = nlp.get_pipe(name)
+    if not isinstance(pipe, SampledSpanCategorizer):
+        raise ValueError(
+            f"the component {name!r} is a {type(pipe).__name__}, not a sampled_spancat; "
+            f"the pipeline's components: {components}"
+        )
+    return pipe
+
+
+def check_thresholds(thresholds: Optional[Dict[str, float]], prefix: str) -> Optional[Dict[str, float]]:
+    """The thresholds as {label: float} in label order, or None for none
+    (an empty dict decides as None does). Each must be in (0, 1): at 0 every
+    candidate would be an entity, and p(l) never exceeds 1."""
+    if thresholds is None:
+        return None
+    if not isinstance(thresholds, dict):
+        raise ValueError(f"{prefix}: thresholds must be a dict of label -> threshold in (0, 1), or null; got {thresholds!r}")
+    if not thresholds:
+        return None
+    checked: Dict[str, float] = {}
+    for label, value in sorted(thresholds.items()):
+        # srsly's JSON reader (the component's cfg file) reads 0.3 back as
+        # 0.30000000000000004: 12 decimals undo that, and float32
+        # probabilities cannot tell the two apart anyway
+        number = round(float(value), 12) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
+        # `not 0 < number < 1` also refuses NaN
+        if number is None or not 0.0 < number < 1.0:
+            raise ValueError(
+                f"{prefix}: thresholds[{label!r}] is a decision threshold on the label's probability, "
+                f"in (0, 1); got {value!r}"
+            )
+        checked[str(label)] = number
+    return checked
+
+
+def check_threshold_labels(thresholds: Optional[Dict[str, float]], labels: Sequence[str], prefix: str) -> None:
+    """A threshold for a label the component does not predict is a typo or
+    a pipeline mix-up, never something to ignore."""
+    unknown = sorted(set(thresholds or ()) - set(labels))
+    if unknown:
+        raise ValueError(
+            f"{prefix}: thresholds has {'labels' if len(unknown) > 1 else 'label'} "
+            f"{', '.join(map(repr, unknown))} that the component does not know; its labels: "
+            f"{', '.join(labels) if labels else '(none yet)'}"
+        )
+
+
+def threshold_vector(classes: Sequence[str], thresholds: Dict[str, float]) -> numpy.ndarray:
+    """Per output column (O first, never used): the label's threshold, or
+    ``ARGMAX`` (above any probability) for a label that keeps the argmax rule.
+    float32, as the probabilities it is compared with."""
+    return numpy.asarray([thresholds.get(label, ARGMAX) for label in classes], dtype="float32")
+
 
 def _set_max_width(model: Model, max_span_width: int, name: str) -> None:
     """The model's candidates and width embedding follow the component's
@@ -461,14 +600,20 @@ def _seeded_generator(ops: Ops) -> Any:
     return make_generator(ops, int(numpy.random.randint(0, 2**31 - 1)))
 
 
-def _entity_candidates(ops: Ops, candidates: Candidates, logits: Floats2d) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """The candidates whose argmax class is not O, as host arrays: rows of
-    (global start, exclusive end, doc, class) and each one's probability.
-    Computed on the device for the (few) non-O rows only, and copied in one
-    transfer: the float32 probabilities travel as the int32 column of their
-    bits."""
+def _entity_candidates(
+    ops: Ops, candidates: Candidates, logits: Floats2d, thresholds: Optional[Floats1d] = None
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The candidates predicted as entities, as host arrays: rows of (global
+    start, exclusive end, doc, class) and each one's probability. Without
+    ``thresholds`` these are the candidates whose argmax class is not O,
+    their probability computed for those (few) rows only; with them
+    (``threshold_vector``, on the device) see ``_thresholded_candidates``.
+    Selected on the device and copied in one transfer: the float32
+    probabilities travel as the int32 column of their bits."""
     if not logits.shape[0]:
         return numpy.zeros((0, 4), dtype="int32"), numpy.zeros((0,), dtype="float32")
+    if thresholds is not None:
+        return _thresholded_candidates(ops, candidates, logits, thresholds)
     xp = ops.xp
     best = logits.argmax(axis=1).astype("int32")
     entity = xp.nonzero(best > 0)[0]
@@ -476,8 +621,39 @@ def _entity_candidates(ops: Ops, candidates: Candidates, logits: Floats2d) -> Tu
     shifted = logits[entity] - logits[entity, best][:, None]
     # softmax probability of the argmax class: exp(0) over the row's sum
     confidence = (1.0 / xp.exp(shifted).sum(axis=1)).astype("float32")
-    columns = [candidates.starts[entity], candidates.ends[entity] + 1, candidates.doc_ids[entity], best, confidence.view("int32")]
-    rows = ops.to_numpy(xp.stack(columns, axis=1))
+    return _to_host(ops, candidates, entity, best, confidence)
+
+
+def _thresholded_candidates(
+    ops: Ops, candidates: Candidates, logits: Floats2d, thresholds: Floats1d
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Each candidate's most probable entity label l is predicted when p(l)
+    >= thresholds[l], or, for a label without a threshold (``ARGMAX``), when
+    l is the argmax over all classes (O included). p(l) is needed for every
+    row to decide: one softmax denominator per candidate, on the device."""
+    xp = ops.xp
+    label, confidence, is_argmax = best_entity(xp, logits)
+    threshold = thresholds[label]
+    entity = xp.nonzero(xp.where(threshold > 1.0, is_argmax, confidence >= threshold))[0]
+    return _to_host(ops, candidates, entity, label[entity], confidence[entity])
+
+
+def best_entity(xp: Any, logits: Floats2d) -> Tuple[Ints1d, Floats1d, Any]:
+    """Per candidate (on the logits' device): the most probable entity
+    column l (>= 1; the first on ties), its float32 softmax probability p(l)
+    and whether l is the argmax over all classes. That is l's logit above
+    O's: ``argmax`` gives O on a tie, as O is column 0."""
+    label = (logits[:, 1:].argmax(axis=1) + 1).astype("int32")
+    top = xp.take_along_axis(logits, label[:, None], axis=1)
+    confidence = (1.0 / xp.exp(logits - top).sum(axis=1)).astype("float32")
+    return label, confidence, top[:, 0] > logits[:, 0]
+
+
+def _to_host(
+    ops: Ops, candidates: Candidates, entity: Ints1d, label: Ints1d, confidence: Floats1d
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    columns = [candidates.starts[entity], candidates.ends[entity] + 1, candidates.doc_ids[entity], label, confidence.view("int32")]
+    rows = ops.to_numpy(ops.xp.stack(columns, axis=1))
     return rows[:, :4], numpy.ascontiguousarray(rows[:, 4]).view("float32")
 
 

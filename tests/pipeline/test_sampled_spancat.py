@@ -507,3 +507,209 @@ def test_per_sentence_losses_are_refused():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="MoMLossV2 averages over sentences"):
         nlp.add_pipe("sampled_spancat", config={"loss": {"@losses": "spacy-imbalance.MoMLoss.v2"}})
+
+
+# -- decision thresholds ------------------------------------------------------
+
+# "a b c d": candidates in (start, width) order; the rows that are not O-sure
+HAND_PROBS = {
+    0: [0.6, 0.3, 0.1],  # a: LOC loses to O
+    1: [0.7, 0.25, 0.05],  # a b: LOC loses to O, overlaps a and b
+    4: [0.3, 0.1, 0.6],  # b: PER is the argmax
+    7: [0.4, 0.55, 0.05],  # c: LOC is the argmax
+    9: [0.5, 0.1, 0.4],  # d: PER loses to O
+}
+
+
+def hand_scores(pipe, doc):
+    candidates = enumerate_candidates(pipe.model.ops, [len(doc)], 8)
+    probs = numpy.full((len(candidates), 3), 0.01, dtype="f")
+    probs[:, 0] = 0.98
+    for row, p in HAND_PROBS.items():
+        probs[row] = p
+    return SpanScores(candidates, numpy.log(probs))
+
+
+@pytest.mark.parametrize(
+    "thresholds,group,ents",
+    [
+        # null: the argmax class
+        (None, [("b", "PER", 0.6), ("c", "LOC", 0.55)], ["b", "c"]),
+        # a threshold below a label's argmax-losing probability predicts it;
+        # greedy decoding then drops "a b" (0.25), which overlaps b and a
+        ({"LOC": 0.2}, [("a", "LOC", 0.3), ("a b", "LOC", 0.25), ("b", "PER", 0.6), ("c", "LOC", 0.55)], ["a", "b", "c"]),
+        # one above the argmax's probability suppresses it; PER keeps argmax
+        ({"LOC": 0.6}, [("b", "PER", 0.6)], ["b"]),
+        ({"PER": 0.35}, [("b", "PER", 0.6), ("c", "LOC", 0.55), ("d", "PER", 0.4)], ["b", "c", "d"]),
+        ({"PER": 0.65}, [("c", "LOC", 0.55)], ["c"]),
+    ],
+)
+def test_thresholds_decide_on_hand_made_logits(trained, thresholds, group, ents):
+    nlp, _, _ = trained
+    pipe = nlp.get_pipe("sampled_spancat")
+    doc = nlp.make_doc("a b c d")
+    before = pipe.thresholds
+    try:
+        pipe.set_thresholds(thresholds)
+        pipe.set_annotations([doc], hand_scores(pipe, doc))
+    finally:
+        pipe.set_thresholds(before)
+    assert [(s.text, s.label_) for s in doc.spans["sc"]] == [(text, label) for text, label, _ in group]
+    assert doc.spans["sc"].attrs["scores"] == pytest.approx([p for _, _, p in group], rel=1e-5)
+    assert [e.text for e in doc.ents] == ents
+
+
+def test_a_probability_equal_to_its_threshold_is_predicted_and_a_tie_with_o_is_not(trained):
+    """p(LOC) = p(O) = 0.5 exactly: argmax gives O (column 0 wins ties),
+    also for LOC on the argmax rule beside a PER threshold; a LOC threshold
+    of 0.5 predicts it (p >= threshold)."""
+    nlp, _, _ = trained
+    pipe = nlp.get_pipe("sampled_spancat")
+    candidates = enumerate_candidates(pipe.model.ops, [1], 8)
+    logits = numpy.asarray([[0.0, 0.0, -30.0]], dtype="f")
+    results = []
+    for thresholds in (None, {"PER": 0.9}, {"LOC": 0.5}):
+        doc = nlp.make_doc("x")
+        pipe.set_thresholds(thresholds)
+        pipe.set_annotations([doc], SpanScores(candidates, logits))
+        results.append(([(e.text, e.label_) for e in doc.ents], list(doc.spans["sc"].attrs["scores"])))
+    pipe.set_thresholds(None)
+    assert results == [([], []), ([], []), ([("x", "LOC")], [0.5])]
+
+
+def test_thresholds_without_a_label_decide_as_null(trained):
+    """The threshold path with every label on the argmax rule selects the
+    same spans, labels and probabilities as the null path, on random scores."""
+    from spacy_imbalance.pipeline.sampled_spancat import _entity_candidates, threshold_vector
+
+    nlp, _, _ = trained
+    pipe = nlp.get_pipe("sampled_spancat")
+    ops = pipe.model.ops
+    candidates = enumerate_candidates(ops, [5, 0, 9], 8)
+    logits = numpy.random.default_rng(1).normal(size=(len(candidates), 3)).astype("f")
+    logits[:, 0] += 0.5
+    spans, confidence = _entity_candidates(ops, candidates, logits)
+    all_argmax = ops.asarray1f(threshold_vector(pipe.classes, {}))
+    spans_t, confidence_t = _entity_candidates(ops, candidates, logits, all_argmax)
+    assert 0 < len(spans) < len(candidates)
+    numpy.testing.assert_array_equal(spans_t, spans)
+    numpy.testing.assert_allclose(confidence_t, confidence, rtol=1e-6)
+
+
+def test_empty_thresholds_are_null(trained):
+    nlp = make_nlp(thresholds={})
+    assert nlp.get_pipe("sampled_spancat").thresholds is None
+    assert nlp.get_pipe("sampled_spancat").cfg["thresholds"] is None
+
+
+@pytest.fixture
+def thresholded(trained):
+    """A copy of the trained pipeline with thresholds low enough to change its spans."""
+    from spacy_imbalance.calibration import set_span_thresholds
+
+    nlp, _, _ = trained
+    copy = make_nlp().from_bytes(nlp.to_bytes())
+    set_span_thresholds(copy, "sampled_spancat", {"LOC": 0.001, "PER": 0.002})
+    return copy
+
+
+def spans_of(docs):
+    return [[(s.start, s.end, s.label_) for s in doc.spans["sc"]] for doc in docs]
+
+
+def test_thresholds_round_trip_through_disk_and_config(trained, thresholded, tmp_path):
+    from spacy.util import load_config, load_model_from_config
+
+    texts = [text for text, _ in TRAIN_DATA] + ["Paris and London ."]
+    expected = list(thresholded.pipe(texts))
+    assert spans_of(expected) != spans_of(trained[0].pipe(texts))  # the thresholds matter here
+    thresholded.to_disk(tmp_path / "model")
+    config = load_config(tmp_path / "model" / "config.cfg")
+    assert config["components"]["sampled_spancat"]["thresholds"] == {"LOC": 0.001, "PER": 0.002}
+    # a pipeline built from the saved config alone carries them
+    assert load_model_from_config(config, auto_fill=True).get_pipe("sampled_spancat").thresholds == {"LOC": 0.001, "PER": 0.002}
+    for loaded in (spacy.load(tmp_path / "model"), make_nlp().from_bytes(thresholded.to_bytes())):
+        assert loaded.get_pipe("sampled_spancat").thresholds == {"LOC": 0.001, "PER": 0.002}
+        got = list(loaded.pipe(texts))
+        assert ents_of(got) == ents_of(expected) and spans_of(got) == spans_of(expected)
+        for a, b in zip(got, expected):
+            assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
+
+
+def test_thresholds_back_to_null_round_trip(thresholded, tmp_path):
+    from spacy_imbalance.calibration import set_span_thresholds
+
+    set_span_thresholds(thresholded, "sampled_spancat", None)
+    thresholded.to_disk(tmp_path / "model")
+    assert spacy.load(tmp_path / "model").get_pipe("sampled_spancat").thresholds is None
+    assert "thresholds = null" in (tmp_path / "model" / "config.cfg").read_text()
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, -0.2, 1.5, float("nan")])
+def test_threshold_values_outside_0_1_are_clear_errors(value):
+    message = r"sampled_spancat 'sampled_spancat': thresholds\['LOC'\] is a decision threshold on the label's probability, in \(0, 1\)"
+    if value == value:  # spaCy refuses NaN in a config before the component sees it
+        with pytest.raises(ValueError, match=message):
+            make_nlp(thresholds={"PER": 0.5, "LOC": value})
+    pipe = make_nlp().get_pipe("sampled_spancat")
+    with pytest.raises(ValueError, match=message):
+        pipe.set_thresholds({"PER": 0.5, "LOC": value})
+
+
+def test_threshold_for_an_unknown_label_fails_at_initialize():
+    nlp = make_nlp(thresholds={"ORG": 0.5, "LOC": 0.3})
+    with pytest.raises(ValueError, match=r"thresholds has label 'ORG' that the component does not know; its labels: LOC, PER"):
+        nlp.initialize(get_examples=lambda: make_examples(nlp))
+
+
+def test_threshold_for_an_unknown_label_fails_when_set(trained):
+    from spacy_imbalance.calibration import set_span_thresholds
+
+    nlp, _, _ = trained
+    with pytest.raises(ValueError, match=r"thresholds has labels 'GPE', 'ORG' that the component does not know; its labels: LOC, PER"):
+        set_span_thresholds(nlp, "sampled_spancat", {"ORG": 0.5, "GPE": 0.5})
+    with pytest.raises(ValueError, match=r"thresholds\['LOC'\] .* got 1"):
+        nlp.get_pipe("sampled_spancat").set_thresholds({"LOC": 1})
+    assert nlp.get_pipe("sampled_spancat").thresholds is None  # nothing was set
+    with pytest.raises(ValueError, match="the pipeline has no component 'ner'; its components: sampled_spancat"):
+        set_span_thresholds(nlp, "ner", {"LOC": 0.5})
+
+
+def test_set_span_thresholds_refuses_other_components():
+    from spacy_imbalance.calibration import set_span_thresholds
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    with pytest.raises(ValueError, match="'sentencizer' is a Sentencizer, not a sampled_spancat; the pipeline's components: sentencizer"):
+        set_span_thresholds(nlp, "sentencizer", {"LOC": 0.5})
+
+
+def test_threshold_for_an_unknown_label_fails_at_from_disk(thresholded, tmp_path):
+    import srsly
+
+    thresholded.to_disk(tmp_path / "model")
+    cfg_path = tmp_path / "model" / "sampled_spancat" / "cfg"
+    cfg = srsly.read_json(cfg_path)
+    cfg["thresholds"]["ORG"] = 0.5
+    srsly.write_json(cfg_path, cfg)
+    with pytest.raises(ValueError, match=r"thresholds has label 'ORG' that the component does not know; its labels: LOC, PER"):
+        spacy.load(tmp_path / "model")
+
+
+def test_pipelines_saved_before_thresholds_load_as_null(trained, tmp_path):
+    """A saved pipeline whose config.cfg and cfg lack the setting predicts as before."""
+    import srsly
+
+    nlp, _, _ = trained
+    nlp.to_disk(tmp_path / "model")
+    config_path = tmp_path / "model" / "config.cfg"
+    config_path.write_text(config_path.read_text().replace("thresholds = null\n", ""))
+    cfg_path = tmp_path / "model" / "sampled_spancat" / "cfg"
+    cfg = srsly.read_json(cfg_path)
+    del cfg["thresholds"]
+    srsly.write_json(cfg_path, cfg)
+    assert "thresholds" not in config_path.read_text()
+    loaded = spacy.load(tmp_path / "model")
+    assert loaded.get_pipe("sampled_spancat").thresholds is None
+    texts = [text for text, _ in TRAIN_DATA]
+    assert spans_of(loaded.pipe(texts)) == spans_of(nlp.pipe(texts))

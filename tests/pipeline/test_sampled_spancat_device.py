@@ -1,9 +1,12 @@
 """sampled_spancat on every device of the ``device_ops`` fixture
-(initialize, two updates, nlp.pipe) with numpy's losses and entities, and
-host round trips per batch that do not grow with the docs (fake cupy)."""
+(initialize, two updates, nlp.pipe, decision thresholds) with numpy's
+losses and entities, and host round trips per batch that do not grow with
+the docs (fake cupy)."""
 import pytest
 from spacy.language import Language
 from spacy.util import fix_random_seed
+
+from spacy_imbalance.calibration import set_span_thresholds
 
 from .test_sampled_spancat import SAMPLERS, TRAIN_DATA, ents_of, make_examples, make_nlp
 from ..device import cycled, device, seeded_updates, pipe_counts, update_counts
@@ -59,3 +62,58 @@ def test_sampled_spancat_update_round_trips_do_not_grow_with_docs(fake_ops, samp
     nlp.initialize(get_examples=lambda: make_examples(nlp))
     few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n) for n in (2, 20))
     assert few.round_trips == many.round_trips and many.loops == 0 and many.float64 == 0
+
+
+THRESHOLDS = {"LOC": 0.05}
+
+
+def thresholded_annotations(sampler: str = "uniform"):
+    nlp = trained_nlp(sampler)
+    before = [[(s.start, s.end, s.label_) for s in doc.spans["sc"]] for doc in nlp.pipe(TEXTS)]
+    set_span_thresholds(nlp, NAME, THRESHOLDS)
+    docs = list(nlp.pipe(TEXTS, batch_size=2))
+    spans = [[(s.start, s.end, s.label_) for s in doc.spans["sc"]] for doc in docs]
+    return before, spans, ents_of(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
+
+
+def test_thresholds_on_device_decide_as_on_numpy(device_ops):
+    with device("numpy"):
+        expected = thresholded_annotations()
+    before, spans, ents, scores = thresholded_annotations()
+    assert spans != before  # the thresholds change the decision
+    # every LOC span passes its threshold (PER keeps the argmax rule)
+    assert all(score >= 0.05 for doc_spans, doc_scores in zip(spans, scores) for (_, _, label), score in zip(doc_spans, doc_scores) if label == "LOC")
+    if device_ops.name == "cupy":
+        return  # cupy initialises the weights from its own random stream
+    assert (spans, ents) == expected[1:3]
+    assert [pytest.approx(s, rel=1e-5) for s in scores] == expected[3]
+
+
+def annotation_counts(ops, nlp: Language, n_docs: int):
+    """What ``set_annotations`` alone moves for ``n_docs`` docs."""
+    pipe = nlp.get_pipe(NAME)
+    docs = [nlp.make_doc(text) for text, _ in cycled(TRAIN_DATA, n_docs)]
+    scores = pipe.predict(docs)
+    with ops.measure() as counts:
+        pipe.set_annotations(docs, scores)
+    return counts
+
+
+def test_thresholds_are_uploaded_once_and_cost_one_copy_and_one_sync_per_batch(fake_ops):
+    """The per-class threshold vector goes to the device on the first batch
+    and is reused after; each batch still leaves the device in one copy
+    after one sync, whatever its size."""
+    nlp = trained_nlp()
+    set_span_thresholds(nlp, NAME, THRESHOLDS)
+    first = annotation_counts(fake_ops, nlp, 2)
+    few, many = annotation_counts(fake_ops, nlp, 2), annotation_counts(fake_ops, nlp, 20)
+    assert (first.copies, first.syncs, first.uploads) == (1, 1, 1)
+    assert (few.copies, few.syncs, few.uploads) == (many.copies, many.syncs, many.uploads) == (1, 1, 0)
+    assert many.loops == 0 and many.float64 == 0
+    # new thresholds: one new upload, then none again
+    set_span_thresholds(nlp, NAME, {"LOC": 0.1, "PER": 0.2})
+    assert annotation_counts(fake_ops, nlp, 4).uploads == 1
+    assert annotation_counts(fake_ops, nlp, 4).uploads == 0
+    # the whole prediction does not grow with the docs either
+    few, many = prediction_counts(fake_ops, nlp, 2), prediction_counts(fake_ops, nlp, 20)
+    assert few.round_trips == many.round_trips and many.loops == 0
