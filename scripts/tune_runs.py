@@ -1,9 +1,12 @@
-"""Tune the decision thresholds of finished two_task_ner runs on dev and score
-them again on test, as runs named <run>-tuned next to the untuned ones.
+"""Tune the decision thresholds of finished two_task_ner or sampled_spancat
+runs on dev and score them again on test, as runs named <run>-tuned next to
+the untuned ones.
 
 For each run, training/<corpus>/<run>-s<seed>/model-best gets its thresholds
-from `spacy-imbalance tune-thresholds` on corpus/<corpus>/dev.spacy, is saved
-as model-tuned, and is evaluated on the test split into
+on corpus/<corpus>/dev.spacy from `spacy-imbalance tune-thresholds` (two_task_ner:
+the entity and begin thresholds) or `spacy-imbalance calibrate` (sampled_spancat:
+per-label thresholds, with a calibration report in training/.../calibration),
+is saved as model-tuned, and is evaluated on the test split into
 metrics/<corpus>/<run>-tuned-s<seed>.json (with the run's own fields and the
 tuned thresholds). A run already tuned from the same training run is skipped.
 
@@ -19,6 +22,7 @@ import typer
 
 sys.path.insert(0, str(Path(__file__).parent))
 from benchmark import parse_seeds, selected  # noqa: E402  (scripts/ is not a package)
+from study_table import paired  # noqa: E402
 
 
 # fields of the run that a tuned report copies; equal ones mean the same training run
@@ -45,18 +49,56 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
     tuned = model.parent / "model-tuned"
     data = root / "corpus" / corpus
     cli = [sys.executable, "-m", "spacy_imbalance"]
-    subprocess.run([*cli, "tune-thresholds", str(model), str(data / "dev.spacy"), "--output", str(tuned),
+    component = tuned_component(model)
+    if component == "two_task_ner":
+        command = ["tune-thresholds"]
+    else:
+        command = ["calibrate", "--report", str(model.parent / "calibration")]
+    subprocess.run([*cli, *command, str(model), str(data / "dev.spacy"), "--output", str(tuned),
                     "--step", str(step), "--gpu-id", str(gpu_id)], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([*cli, "evaluate", str(tuned), str(data / "test.spacy"), "--output", str(metrics),
                     "--name", f"{run}-tuned", "--gpu-id", str(gpu_id)], check=True, stdout=subprocess.DEVNULL)
-    cfg = srsly.read_json(tuned / "two_task_ner" / "cfg")
+    cfg = srsly.read_json(tuned / component / "cfg")
     report = srsly.read_json(metrics)
     report.update({key: original[key] for key in KEEP if key in original})
-    report.update({"tuned_from": str(model), "thresholds": {"en": cfg["en_threshold"], "be": cfg["be_threshold"]}})
+    if component == "two_task_ner":
+        thresholds = {"en": cfg["en_threshold"], "be": cfg["be_threshold"]}
+        shown = f"en {cfg['en_threshold']:.2f} be {cfg['be_threshold']:.2f}"
+    else:
+        thresholds = cfg.get("thresholds") or {}
+        calibration = srsly.read_json(model.parent / "calibration" / "calibration.json")
+        report["ece"] = {name: table["ece"] for name, table in calibration["reliability"].items()}
+        shown = ", ".join(f"{label} {value:.2f}" for label, value in sorted(thresholds.items())) or "argmax kept"
+    report.update({"tuned_from": str(model), "thresholds": thresholds})
     srsly.write_json(metrics, report, indent=0)
-    print(f"{corpus} {run} seed {seed}: thresholds en {cfg['en_threshold']:.2f} be {cfg['be_threshold']:.2f}, "
+    print(f"{corpus} {run} seed {seed}: thresholds {shown}, "
           f"test macro-F1 {100 * original['macro']['f']:.1f} -> {100 * report['macro']['f']:.1f}", flush=True)
     return metrics
+
+
+def tuned_component(model: Path) -> str:
+    """The component whose thresholds are tuned: two_task_ner or sampled_spancat."""
+    pipeline = srsly.read_json(model / "meta.json").get("pipeline", [])
+    for component in ("two_task_ner", "sampled_spancat"):
+        if component in pipeline:
+            return component
+    raise typer.BadParameter(f"{model} has neither a two_task_ner nor a sampled_spancat component (its pipeline: {pipeline})")
+
+
+def paired_table(root: Path, corpus: str, runs: List[str]) -> str:
+    """Each tuned run against its own untuned run: mean difference over the
+    seeds and a paired bootstrap interval (1,000 resamples of the test sentences)."""
+    lines = [
+        "| system | Δ macro-F1 (tuned − argmax) | 95 % CI | seeds |",
+        "| --- | --: | --: | --: |",
+    ]
+    for run in runs:
+        diff = paired(root, corpus, run, run, "tuned", None)
+        if diff is None:
+            continue
+        macro = diff["macro_f"]
+        lines.append(f"| {run} | {100 * macro['delta']:+.1f} | [{100 * macro['low']:+.1f}, {100 * macro['high']:+.1f}] | {len(diff['seeds'])} |")
+    return "\n".join(lines) + "\n"
 
 
 def main(
@@ -83,8 +125,12 @@ def main(
                 files.append(str(root / "metrics" / corpus / f"{run}-s{seed}.json"))
                 files.append(str(tune_one(root, corpus, run, seed, step, gpu_id)))
         if summary is not None:
+            output = root / "metrics" / corpus / f"{summary}.md"
             subprocess.run([sys.executable, "-m", "spacy_imbalance", "summarize", *sorted(files),
-                            "--output", str(root / "metrics" / corpus / f"{summary}.md")], check=True)
+                            "--output", str(output)], check=True)
+            runs = [f"{config}-{tag}" if tag else config for config in configs]
+            with output.open("a", encoding="utf8") as f:
+                f.write("\nPaired: each tuned run against its own untuned run.\n\n" + paired_table(root, corpus, runs))
 
 
 if __name__ == "__main__":

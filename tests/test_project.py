@@ -141,6 +141,7 @@ QUICK = ",".join([
     "vectors/ner",  # pretrained: the best built-in of the headline
     "vectors/sampled_spancat_uniform-m50",  # pretrained: masking with vectors
     "vectors/two_task_bce-fitted",  # pretrained: low resource (and the headline's two-task runs)
+    "audit/p30",  # audit: the validation at p = 0.3 on both corpora (calibration: vectors/sampled_spancat_uniform)
     # pretrained, frozen features: none (each run computes MiniLM features; they
     # train in tests/models/test_transformer_features.py); the feature-cache benchmark runs, shrunk
     # transformer: none (its command runs, and selects no run; the MiniLM configs
@@ -160,6 +161,7 @@ def test_project_all_workflow(tmp_path):
         project, "all", *[arg for var in steps for arg in (var, "2")],
         "--vars.seeds", "0", "--vars.missampling_seeds", "1", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
         "--vars.vectors", str(vectors), "--vars.cache_epochs", "2", "--vars.finetune_steps", "1",
+        "--vars.audit_steps", "2", "--vars.audit_folds", "2",
     )
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-20000:]
     metrics = project / "metrics"
@@ -172,13 +174,15 @@ def test_project_all_workflow(tmp_path):
         "wnut16/resampling_epochs.md", "wnut16/headline_vectors.md", "wnut17/headline_vectors.md",
         "wnut17/headline_features.md", "wnut17/feature_cache.md", "wnut16/masking_vectors.md",
         "wnut17-200/low_resource_vectors.md", "wnut16/resampling_epochs_vectors.md",
+        "wnut16/audit_validation.md", "wnut17/audit_validation.md", "wnut17/calibration_vectors.md",
     ):
         assert (metrics / path).exists(), path
     for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
                 "wnut16/two_task_bce-n50-s0", "wnut17/two_task_bce-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0",
                 "wnut16/sampled_spancat_top_v2-ds50-s0", "wnut17/two_task_auc_type_head-fitted-s0",
                 "wnut16/token_ner_mom_v2-l50-s0", "wnut17/vectors/sampled_spancat_uniform-s0",
-                "wnut16/vectors/sampled_spancat_uniform-m50-s0"):
+                "wnut16/vectors/sampled_spancat_uniform-m50-s0", "wnut16/audit/p30-s0", "wnut17/audit/p30-s0",
+                "wnut17/vectors/sampled_spancat_uniform-tuned-s0"):
         assert (metrics / f"{run}.json").exists(), run
     assert "benchmark-transformer" in result.stdout and "no run of this benchmark is selected" in result.stdout
     # the headline table pairs the selected runs with the best built-in, and the vectors reached the runs

@@ -8,7 +8,7 @@ from wasabi import msg
 from ..calibration.matching import check_dev_gold
 from ..calibration.reliability import MIN_CONFIDENCE, reliability_populations
 from ..calibration.report import f_text, threshold_text, write_report
-from ..calibration.thresholds import SpanThresholdSearch, dev_matcher, search_floor, search_thresholds
+from ..calibration.thresholds import DEFAULT_MIN_GAIN, SpanThresholdSearch, dev_matcher, search_floor, search_thresholds
 from ..corpus.docs_io import load_docs
 from ..pipeline.sampled_spancat import set_span_thresholds, span_component
 from ..pipeline.tagging.thresholds import MAX_STEP, MIN_STEP, default_grid
@@ -25,12 +25,16 @@ def calibrate_cli(
     step: float = typer.Option(0.05, "--step", help=f"Grid step of the per-label thresholds, in [{MIN_STEP}, {MAX_STEP}] (0.05: 0.05, 0.10, ..., 0.95)"),
     report: Optional[Path] = typer.Option(None, "--report", help="Folder for calibration.json, calibration.md and reliability.png (needs matplotlib)"),
     batch_size: int = typer.Option(128, "--batch-size"),
+    shared: bool = typer.Option(True, "--shared/--no-shared", help="Start from the best threshold shared by all labels"),
+    min_gain: float = typer.Option(100 * DEFAULT_MIN_GAIN, "--min-gain", help="Dev macro-F1 points a per-label threshold must add to be kept (0: any gain)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Tune per-label decision thresholds of sampled_spancat for dev macro-F1.
 
-    The dev docs are predicted once; a coordinate ascent then tries, label by
-    label, the argmax rule and every threshold of the grid. The tuned
+    The dev docs are predicted once. The search tries one threshold shared by
+    all labels first (--shared), then, label by label, the argmax rule and
+    every threshold of the grid, keeping a change only when it adds
+    --min-gain points of dev macro-F1. The tuned
     pipeline is saved to --output, or into MODEL with --in-place: one of the
     two is required, so that MODEL is never overwritten by accident. New
     thresholds are saved only when they beat the current ones on the dev
@@ -48,6 +52,8 @@ def calibrate_cli(
         fail(f"--report {report} is inside MODEL {model}: give a folder outside the pipeline")
     if batch_size < 1:
         fail(f"--batch-size must be >= 1, got {batch_size}")
+    if not 0.0 <= min_gain < 100.0:
+        fail(f"--min-gain must be in [0, 100) (points of dev macro-F1), got {min_gain}")
     if report is not None:
         _require_matplotlib()
     try:
@@ -70,7 +76,7 @@ def calibrate_cli(
         floor = search_floor(grid, current)
         # one prediction pass serves the search and the reliability tables
         matcher = dev_matcher(nlp, component, docs, floor=min(floor, MIN_CONFIDENCE) if report else floor, batch_size=batch_size)
-        search = search_thresholds(matcher, current, grid)
+        search = search_thresholds(matcher, current, grid, shared=shared, min_gain=min_gain / 100)
     except ValueError as err:
         fail(str(err))
     _print_table(search)

@@ -35,6 +35,10 @@ GOLD = {
 }
 
 
+# the coordinate ascent alone: no shared stage, any strict gain kept
+PER_LABEL = {"shared": False, "min_gain": 0.0}
+
+
 @pytest.fixture(scope="module")
 def rare():
     nlp = scripted_nlp(TABLE, LABELS)
@@ -46,7 +50,7 @@ def test_the_search_recovers_a_rare_label_that_argmax_never_predicts(rare):
     0.05-0.10 adds both decoys (F 2/3), at 0.15-0.20 one (F 4/5), at 0.25
     none (F 1), at 0.35 it loses Zork: 0.25 is the first best."""
     nlp, docs = rare
-    search = tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05))
+    search = tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05), **PER_LABEL)
     assert search.current == {} and search.best == {"RARE": 0.25}
     assert search.current_macro_f == pytest.approx(2 / 3) and search.best_macro_f == pytest.approx(1.0)
     assert search.improves
@@ -63,6 +67,25 @@ def test_the_search_recovers_a_rare_label_that_argmax_never_predicts(rare):
         set_span_thresholds(nlp, NAME, None)
 
 
+def test_the_shared_stage_comes_first(rare):
+    """One threshold for all: 0.05-0.20 add decoys, 0.25 is the first to
+    reach macro-F1 1 (PER and LOC spans are at 0.8); no label can add more."""
+    nlp, docs = rare
+    search = tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05))
+    assert search.best == {"LOC": 0.25, "PER": 0.25, "RARE": 0.25}
+    assert search.best_macro_f == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("min_gain,best", [(0.2, {"RARE": 0.25}), (0.34, {})])
+def test_a_per_label_change_must_add_min_gain(rare, min_gain, best):
+    # RARE at 0.25 adds 1/3 of macro-F1: kept above a 0.2 margin, not above 0.34
+    nlp, docs = rare
+    search = tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05), shared=False, min_gain=min_gain)
+    assert search.best == best
+    with pytest.raises(ValueError, match="min_gain"):
+        tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05), min_gain=1.5)
+
+
 @pytest.mark.parametrize(
     "grid,best,macro_f",
     [
@@ -73,7 +96,7 @@ def test_the_search_recovers_a_rare_label_that_argmax_never_predicts(rare):
 )
 def test_the_search_keeps_the_first_strict_improvement(rare, grid, best, macro_f):
     nlp, docs = rare
-    search = tune_span_thresholds(nlp, NAME, docs, grid=grid)
+    search = tune_span_thresholds(nlp, NAME, docs, grid=grid, **PER_LABEL)
     assert search.best == best and search.best_macro_f == pytest.approx(macro_f)
     assert search.improves == (best != {})
 
@@ -90,7 +113,7 @@ def test_the_search_starts_from_the_current_decision_and_never_scores_below_it(r
     nlp, docs = rare
     set_span_thresholds(nlp, NAME, current)
     try:
-        search = tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05))
+        search = tune_span_thresholds(nlp, NAME, docs, grid=default_grid(0.05), **PER_LABEL)
     finally:
         set_span_thresholds(nlp, NAME, None)
     assert search.current == current and search.best == best

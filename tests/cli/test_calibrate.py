@@ -60,7 +60,7 @@ def ents(nlp):
 def test_calibrate_saves_improving_thresholds_to_output(model_dir, tmp_path):
     before = digest(model_dir)
     out = tmp_path / "tuned"
-    code, output = run(model_dir, dev_path(model_dir), "-o", out)
+    code, output = run(model_dir, dev_path(model_dir), "-o", out, "--no-shared", "--min-gain", "0")
     assert code == 0, output
     assert "LOC 2 argmax 0.05 0.0 33.3" in output and "macro 0.0 16.7" in output
     assert f"Saved the pipeline with tuned thresholds to {out}" in output
@@ -74,10 +74,20 @@ def test_calibrate_saves_improving_thresholds_to_output(model_dir, tmp_path):
 def test_calibrate_in_place(model_dir, tmp_path):
     model = tmp_path / "model"
     shutil.copytree(model_dir, model)
-    code, output = run(model, dev_path(model_dir), "--in-place", "--step", "0.1")
+    code, output = run(model, dev_path(model_dir), "--in-place", "--step", "0.1", "--no-shared", "--min-gain", "0")
     assert code == 0, output
     assert spacy.load(model).get_pipe(NAME).thresholds == {"LOC": 0.1}
     assert load_config(model / "config.cfg")["components"][NAME]["thresholds"] == {"LOC": 0.1}
+
+
+def test_calibrate_tries_a_shared_threshold_first(model_dir, tmp_path):
+    out = tmp_path / "tuned"
+    code, output = run(model_dir, dev_path(model_dir), "-o", out)
+    assert code == 0, output
+    # every label at the lowest grid value: LOC gains as alone, PER changes nothing
+    assert spacy.load(out).get_pipe(NAME).thresholds == {"LOC": 0.05, "PER": 0.05}
+    code, output = run(model_dir, dev_path(model_dir), "-o", tmp_path / "x", "--min-gain", "101")
+    assert code == 1 and "--min-gain" in output
 
 
 def test_calibrate_needs_output_or_in_place_and_never_writes_over_inputs(model_dir, tmp_path):
@@ -120,7 +130,7 @@ def test_calibrate_writes_the_report(model_dir, tmp_path):
     populations fall in one bin, 0.1 from their accuracy."""
     pytest.importorskip("matplotlib")
     report = tmp_path / "report"
-    code, output = run(model_dir, dev_path(model_dir), "-o", tmp_path / "tuned", "--report", report)
+    code, output = run(model_dir, dev_path(model_dir), "-o", tmp_path / "tuned", "--report", report, "--no-shared", "--min-gain", "0")
     assert code == 0, output
     data = json.loads((report / "calibration.json").read_text())
     assert data["thresholds"] == {"before": {}, "after": {"LOC": 0.05}, "saved": True}
@@ -139,7 +149,7 @@ def test_calibrate_writes_the_report(model_dir, tmp_path):
 def test_calibrate_reads_conll(model_dir, tmp_path):
     conll = tmp_path / "dev.conll"
     conll.write_text("I\tO\nlike\tO\nLondon\tB-LOC\nand\tO\nParis\tB-LOC\n.\tO\n\nTalk\tO\nto\tO\nKate\tB-PER\n.\tO\n")
-    code, output = run(model_dir, conll, "-o", tmp_path / "tuned")
+    code, output = run(model_dir, conll, "-o", tmp_path / "tuned", "--no-shared", "--min-gain", "0")
     assert code == 0, output
     assert "macro 0.0 16.7" in output and spacy.load(tmp_path / "tuned").get_pipe(NAME).thresholds == {"LOC": 0.05}
 
