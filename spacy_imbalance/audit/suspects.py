@@ -15,7 +15,7 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
 from ..pipeline.tagging.decoding import greedy_non_overlapping
 
 # the lowest entity probability a decoded span may have: below it the spans
@@ -56,15 +56,12 @@ class Decoded:
 
 
 def check_component(nlp: Language, component: str, *, source: str) -> SampledSpanCategorizer:
-    if component not in nlp.pipe_names:
-        raise ValueError(f"{source} has no component {component!r} (--component); its components: {nlp.pipe_names}")
-    pipe = nlp.get_pipe(component)
-    if not isinstance(pipe, SampledSpanCategorizer):
-        raise ValueError(
-            f"{source}: component {component!r} (--component) is a {type(pipe).__name__}; the audit needs a "
-            "sampled_spancat, whose span probabilities it calibrates"
-        )
-    return pipe
+    """The sampled_spancat ``component`` of ``nlp`` (read from ``source``):
+    the audit calibrates its span probabilities."""
+    try:
+        return span_component(nlp, component)
+    except ValueError as err:
+        raise ValueError(f"{source} (--component {component}): {err}") from None
 
 
 def span_probabilities(

@@ -50,6 +50,19 @@ def check_outputs_are_not_inputs(inputs: Iterable[Path], outputs: Iterable[Optio
                 )
 
 
+def check_save_target(model: Path, output: Optional[Path], in_place: bool, what: str) -> None:
+    """The rule of the commands that tune a pipeline: it is saved either to
+    a copy (--output) or into MODEL (--in-place), one of the two and only one,
+    so that MODEL is never overwritten by accident. ``what``: "tuned",
+    "calibrated"."""
+    if output is None and not in_place:
+        fail(f"say where the {what} pipeline goes: --output DIR for a {what} copy of {model}, or --in-place to overwrite its thresholds")
+    if output is not None and in_place:
+        fail("--output and --in-place exclude each other: --in-place saves into MODEL")
+    if output is not None and output.resolve() == model.resolve():
+        fail(f"--output {output} is MODEL itself: use --in-place to save the tuned thresholds into it")
+
+
 def _same_file(a: Path, b: Path) -> bool:
     # resolve() follows symlinks and removes "." and ".."; samefile() also sees
     # hard links and case-insensitive file systems, but needs both files to exist

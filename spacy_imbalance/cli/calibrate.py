@@ -12,7 +12,7 @@ from ..calibration.thresholds import DEFAULT_MIN_GAIN, SpanThresholdSearch, dev_
 from ..corpus.docs_io import load_docs
 from ..pipeline.sampled_spancat import set_span_thresholds, span_component
 from ..pipeline.tagging.thresholds import MAX_STEP, MIN_STEP, default_grid
-from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
 
 
 @app.command("calibrate")
@@ -41,12 +41,7 @@ def calibrate_cli(
     data; otherwise MODEL is left unchanged and --output gets an unchanged
     copy of it. The saved config.cfg shows the thresholds as well.
     """
-    if output is None and not in_place:
-        fail(f"say where the calibrated pipeline goes: --output DIR for a calibrated copy of {model}, or --in-place to overwrite its thresholds")
-    if output is not None and in_place:
-        fail("--output and --in-place exclude each other: --in-place saves into MODEL")
-    if output is not None and output.resolve() == model.resolve():
-        fail(f"--output {output} is MODEL itself: use --in-place to save the tuned thresholds into it")
+    check_save_target(model, output, in_place, "calibrated")
     check_outputs_are_not_inputs([model, data_path], [output, report])
     if report is not None and model.resolve() in report.resolve().parents:
         fail(f"--report {report} is inside MODEL {model}: give a folder outside the pipeline")

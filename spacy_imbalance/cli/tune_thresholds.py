@@ -15,7 +15,7 @@ from ..pipeline.tagging.thresholds import (
     search_thresholds,
     set_pipeline_thresholds,
 )
-from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
 
 
 @app.command("tune-thresholds")
@@ -38,12 +38,7 @@ def tune_thresholds_cli(
     on the dev data; otherwise MODEL is left unchanged and --output gets an
     unchanged copy of it. The saved config.cfg shows the thresholds as well.
     """
-    if output is None and not in_place:
-        fail(f"say where the tuned pipeline goes: --output DIR for a tuned copy of {model}, or --in-place to overwrite its thresholds")
-    if output is not None and in_place:
-        fail("--output and --in-place exclude each other: --in-place saves into MODEL")
-    if output is not None and output.resolve() == model.resolve():
-        fail(f"--output {output} is MODEL itself: use --in-place to save the tuned thresholds into it")
+    check_save_target(model, output, in_place, "tuned")
     check_outputs_are_not_inputs([model, data_path], [output, plot])
     try:
         grid = default_grid(step, setting="--step")
