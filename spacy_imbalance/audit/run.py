@@ -15,7 +15,7 @@ from spacy.util import load_model
 from wasabi import msg
 
 from .estimate import FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
-from .folds import FoldPlan, Trainer, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
+from .folds import FoldPlan, Trainer, fingerprint, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
 
 
@@ -106,7 +106,8 @@ def run_audit(
     shaping = {
         "config": hashlib.sha256(Path(config).read_bytes()).hexdigest(),
         "overrides": overrides,
-        "dev": None if dev_docs is None else [[t.text for t in doc] for doc in dev_docs[:50]] + [len(dev_docs)],
+        # the dev set calibrates and picks each fold's checkpoint
+        "dev": None if dev_docs is None else fingerprint(dev_docs, {}),
     }
     plan = prepare_plan(folder, train_docs, settings.folds, settings.seed, shaping)
     for fold in range(plan.k):
