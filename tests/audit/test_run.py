@@ -62,6 +62,11 @@ def test_a_finished_audit_resumes_without_training(tmp_path, masked, toy_corpus,
     assert [(s.doc, s.start, s.end, s.label) for s in again.suspects] == [(s.doc, s.start, s.end, s.label) for s in first.suspects]
     with pytest.raises(ValueError, match="another audit"):
         run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides={"training.max_steps": 2}, settings=settings, trainer=refuse)
+    # another dev set (its last document changed): the folds picked checkpoints on the old one
+    changed = [doc.copy() for doc in dev]
+    changed[-1].ents = []
+    with pytest.raises(ValueError, match="another audit"):
+        run_audit(masked, changed, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=refuse)
 
 
 def test_a_corpus_without_entities_is_a_clear_error(tmp_path, masked, init_only_trainer):
