@@ -12,11 +12,14 @@ sum to the number of true spans in every block (what the estimate needs).
 map is fitted on that fold model's decoded dev spans, outcome = the span is a
 gold entity (exact boundaries). Applied to the suspects (decoded spans of the
 training corpus that touch no annotated entity) it gives each one's
-probability of being a missing entity g(s); their sum is the expected number
-of missing entities M, split over types by the model's label distribution
+probability of being a missing entity g(s). Their sum counts only the
+missing entities the decoding finds with exact boundaries; on dev the same
+decoding finds a share R of the gold entities (the folds' *decoding recall*,
+typically 0.55-0.7), so the expected number of missing entities is
+M = sum g(s) / R, split over types by the model's label distribution
 q_l(span), and the miss rate is r = M / (A + M) with A the annotated
-entities. This assumes only that the model is as calibrated on the held-out
-training folds as on dev.
+entities. This assumes only that the model is as calibrated, and finds
+entities as well, on the held-out training folds as on dev.
 
 Without a dev set (``method = "self"``) the only outcomes are the training
 annotations themselves. Each fold's map is fitted on its own held-out fold,
@@ -24,6 +27,8 @@ decoded without blocking the annotations, outcome = the span is annotated.
 If entities are missing at random with rate r, that map is (1 - r) times the
 true one, and summing it over the suspects gives S = (1 - r) M = r A, so
 r = S / A and M = r A / (1 - r); a suspect's probability is g(s) / (1 - r).
+The decoding recall R is then the share of the fold's annotated entities that
+its decoding finds, and divides the sum as above.
 Annotators who miss some kinds of entities more than others break the
 missing-at-random assumption; a dev set does not need it.
 
@@ -93,6 +98,11 @@ class FoldSpans:
     suspect_docs: the training document of each suspect (corpus index).
     calibration_docs: the document of each calibration span (dev index for
         method "dev", corpus index for "self").
+    reference_docs, reference_entities: the calibration documents and how
+        many reference entities (gold on dev, annotated for "self") each
+        holds, found or not: the denominator of the decoding recall. Left
+        out, every reference entity is taken to be among the calibration
+        spans (recall 1).
     """
 
     suspect_scores: numpy.ndarray
@@ -101,6 +111,8 @@ class FoldSpans:
     calibration_scores: numpy.ndarray
     calibration_outcomes: numpy.ndarray
     calibration_docs: numpy.ndarray
+    reference_docs: Optional[numpy.ndarray] = None
+    reference_entities: Optional[numpy.ndarray] = None
 
 
 @dataclass
@@ -116,6 +128,8 @@ class MissRate:
     rate_interval: List[List[float]]
     n_resamples: int
     level: float
+    # per fold: the share of reference entities its decoding finds (exact boundaries)
+    decoding_recall: List[float] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
 
     def row(self, label: str) -> Dict[str, float]:
@@ -194,6 +208,19 @@ def label_shift_em(g: numpy.ndarray, prior: float, weights: numpy.ndarray, *, to
     return p
 
 
+def decoding_recall(fold: FoldSpans, calibration_weights: Optional[numpy.ndarray] = None) -> float:
+    """The share of the reference entities that the fold's decoding found
+    with exact boundaries (module docstring); 1 without reference counts."""
+    if fold.reference_docs is None or fold.reference_entities is None:
+        return 1.0
+    w_ref = numpy.ones(len(fold.reference_docs)) if calibration_weights is None else calibration_weights[fold.reference_docs]
+    w_cal = numpy.ones(len(fold.calibration_docs)) if calibration_weights is None else calibration_weights[fold.calibration_docs]
+    total = float((fold.reference_entities * w_ref).sum())
+    found = float((fold.calibration_outcomes * w_cal).sum())
+    # found > 0 and total > 0, else there is nothing to scale (the mass is 0 too)
+    return found / total if found > 0 and total > 0 else 1.0
+
+
 def _missing_mass(
     folds: Sequence[FoldSpans],
     maps: Sequence[Isotonic],
@@ -202,7 +229,8 @@ def _missing_mass(
     calibration_weights: Optional[numpy.ndarray] = None,
     doc_weights: Optional[numpy.ndarray] = None,
 ) -> numpy.ndarray:
-    """Sum over suspects of P(missing entity) q_l(span), per label."""
+    """Sum over suspects of P(missing entity) q_l(span), per label, divided by
+    the fold's decoding recall."""
     total = numpy.zeros((n_labels,), dtype="float64")
     for fold, g in zip(folds, maps):
         if not len(fold.suspect_scores):
@@ -210,7 +238,7 @@ def _missing_mass(
         probs = posteriors(fold, g, method, calibration_weights=calibration_weights, suspect_weights=doc_weights)
         if doc_weights is not None:
             probs = probs * doc_weights[fold.suspect_docs]
-        total += probs @ fold.suspect_label_probs
+        total += (probs @ fold.suspect_label_probs) / decoding_recall(fold, calibration_weights)
     return total
 
 
@@ -279,5 +307,6 @@ def estimate_miss_rate(
         rate_interval=[[float(lo), float(hi)] for lo, hi in intervals["rate"]],
         n_resamples=n_resamples,
         level=level,
+        decoding_recall=[decoding_recall(fold) for fold in folds],
         notes=notes,
     )

@@ -150,6 +150,7 @@ def summary(result: AuditResult) -> Dict[str, Any]:
         "level": rate.level,
         "n_resamples": rate.n_resamples,
         "labels": rows,
+        "decoding_recall": [round(r, 4) for r in rate.decoding_recall],
         "notes": rate.notes,
     }
 
@@ -174,6 +175,15 @@ def summary_markdown(data: Dict[str, Any]) -> str:
             f"[{row['missing_low']:.1f}, {row['missing_high']:.1f}] | {100 * row['rate']:.1f} % "
             f"[{100 * row['rate_low']:.1f}, {100 * row['rate_high']:.1f}] |"
         )
+    recall = data.get("decoding_recall") or []
+    if recall:
+        reference = "dev entities" if data["method"] == "dev" else "annotated entities of its held-out fold"
+        lines += [
+            "",
+            f"Each fold's decoding found {', '.join(f'{100 * r:.0f}' for r in recall)} % of the {reference} with exact "
+            "boundaries; the expected missing entities are the suspects' summed probabilities divided by that share "
+            "(spacy_imbalance.audit.estimate).",
+        ]
     lines += ["", *(f"> {note}" for note in data["notes"])]
     return "\n".join(lines).rstrip() + "\n"
 

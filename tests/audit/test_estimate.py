@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from spacy_imbalance.audit.estimate import FoldSpans, Isotonic, estimate_miss_rate, label_shift_em, posteriors
+from spacy_imbalance.audit.estimate import FoldSpans, Isotonic, decoding_recall, estimate_miss_rate, label_shift_em, posteriors
 
 
 def test_isotonic_pools_adjacent_violators_by_hand():
@@ -125,3 +125,47 @@ def test_self_posteriors_are_elkan_noto_weights_by_hand():
 def test_unknown_method_is_an_error():
     with pytest.raises(ValueError, match="method"):
         estimate_miss_rate([], numpy.zeros((1, 1)), ["A"], method="guess", n_calibration_docs=1)
+
+
+def test_decoding_recall_by_hand_and_under_bootstrap_weights():
+    # dev doc 0 holds 2 gold entities, one decoded exactly; doc 1 holds 2, both found; doc 2 holds none
+    fold = FoldSpans(
+        suspect_scores=numpy.array([0.9]),
+        suspect_label_probs=numpy.ones((1, 1)),
+        suspect_docs=numpy.array([0]),
+        calibration_scores=numpy.array([0.9, 0.2, 0.8, 0.7, 0.4]),
+        calibration_outcomes=numpy.array([1.0, 0.0, 1.0, 1.0, 0.0]),
+        calibration_docs=numpy.array([0, 0, 1, 1, 2]),
+        reference_docs=numpy.array([0, 1, 2]),
+        reference_entities=numpy.array([2.0, 2.0, 0.0]),
+    )
+    assert decoding_recall(fold) == pytest.approx(3 / 4)
+    # a replicate that draws doc 0 twice and drops doc 1: 2 found of 4
+    assert decoding_recall(fold, numpy.array([2.0, 0.0, 1.0])) == pytest.approx(2 / 4)
+    # without reference counts every reference entity counts as decoded
+    fold.reference_docs = fold.reference_entities = None
+    assert decoding_recall(fold) == 1.0
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.3, 0.5])
+def test_estimate_counts_the_entities_the_decoding_never_finds(rate):
+    """A decoding that finds only 60 % of the entities (of the missing ones and
+    of dev's alike): the suspects' sum alone under-counts the missing; divided
+    by the recall measured on dev it finds the known rate again."""
+    c = synthetic_corpus(rate, seed=20 + int(rate * 10))
+    rng = numpy.random.default_rng(int(rate * 100))
+    found = (c["entity"] == 0) | (rng.random(len(c["entity"])) < 0.6)
+    s = c["suspects"] & found
+    dev_scores, dev_entity, dev_docs = c["dev"]
+    dev_found = (dev_entity == 0) | (rng.random(len(dev_entity)) < 0.6)
+    gold_per_doc = numpy.bincount(dev_docs[dev_entity == 1], minlength=400).astype(float)
+    kept = (dev_scores[dev_found], dev_entity[dev_found], dev_docs[dev_found])
+    blind = FoldSpans(c["scores"][s], c["label_probs"][s], c["docs"][s], *kept)
+    fold = FoldSpans(c["scores"][s], c["label_probs"][s], c["docs"][s], *kept, numpy.arange(400), gold_per_doc)
+    truth = c["true_rate"]
+    under = estimate_miss_rate([blind], c["annotated"], ["A", "B"], method="dev", n_calibration_docs=400, n_resamples=0)
+    est = estimate_miss_rate([fold], c["annotated"], ["A", "B"], method="dev", n_calibration_docs=400, n_resamples=200)
+    assert under.row("total")["rate"] < truth - 0.03
+    assert abs(est.row("total")["rate"] - truth) < 0.03
+    assert est.row("total")["rate_low"] <= truth <= est.row("total")["rate_high"]
+    assert est.decoding_recall[0] == pytest.approx(0.6, abs=0.03)
