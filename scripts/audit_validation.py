@@ -6,7 +6,8 @@ For each corpus, masking probability p and seed:
 1. `spacy-imbalance mask` drops each training entity with probability p
    (seed s) and keeps it in doc.spans["masked"], the truth;
 2. `spacy-imbalance audit` runs on the masked corpus (k folds, dev set for the
-   calibration, static vectors);
+   calibration; --encoder vectors: static vectors, features: frozen
+   all-MiniLM-L6-v2 features, `audit --features`);
 3. its suspects (calibrated probability >= --threshold) are scored against
    the removed entities: precision and recall with exact boundaries, exact
    boundaries and label, and token overlap; precision@k (= recall@k with exact
@@ -20,13 +21,17 @@ For each corpus, masking probability p and seed:
    into contiguous runs and ranked by their lowest label-quality score, scored
    the same way;
 5. restoring: the suspects written into the masked corpus as entities;
-   vectors/sampled_spancat_uniform trained on the masked and on the restored
+   <encoder>/sampled_spancat_uniform trained on the masked and on the restored
    corpus (same seed and budget as the p = 0 run,
-   metrics/<corpus>/vectors/sampled_spancat_uniform-s<seed>.json, which is
+   metrics/<corpus>/<encoder>/sampled_spancat_uniform-s<seed>.json, which is
    trained in the work folder when it is missing) and the share of the lost
    test macro-F1 that restoring recovers, with a paired bootstrap restored
    against masked;
-6. one small JSON per setting, metrics/<corpus>/audit/p30-s0.json.
+6. one small JSON per setting, metrics/<corpus>/audit/p30-s0.json (features:
+   metrics/<corpus>/audit-features/, summarised in audit_validation_features.md).
+
+Every model of a setting uses the same encoder: the audit's folds, the
+token_ner of the cleanlab baseline and the restore runs.
 
 Every expensive step is skipped when its output exists, so an interrupted
 validation resumes. Each model carries the static vectors (about 50 MB): a
@@ -65,8 +70,7 @@ import typer
 # (doc, start, exclusive end, label)
 SpanKey = Tuple[int, int, int, str]
 MODES = ("exact", "exact_label", "overlap")
-CONFIG = "vectors/sampled_spancat_uniform"
-TOKEN_CONFIG = Path("configs/vectors/token_ner.cfg")
+ENCODERS = ("vectors", "features")
 MASKED_KEY = "masked"
 
 
@@ -96,9 +100,28 @@ def setting_name(p: float, seed: int) -> str:
     return f"p{round(100 * p):02d}-s{seed}"
 
 
-def run_name(p: float) -> str:
-    """The name --only selects, as in metrics/<corpus>/: ``audit/p30``."""
-    return f"audit/p{round(100 * p):02d}"
+def config_name(encoder: str) -> str:
+    """The restore runs' config, in configs/."""
+    return f"{encoder}/sampled_spancat_uniform"
+
+
+def token_config(encoder: str) -> Path:
+    """The cleanlab baseline's token model."""
+    return Path("configs") / encoder / "token_ner.cfg"
+
+
+def metrics_folder(metrics_dir: Path, corpus: str, encoder: str) -> Path:
+    return metrics_dir / corpus / ("audit" if encoder == "vectors" else f"audit-{encoder}")
+
+
+def summary_path(metrics_dir: Path, corpus: str, encoder: str) -> Path:
+    return metrics_dir / corpus / ("audit_validation.md" if encoder == "vectors" else f"audit_validation_{encoder}.md")
+
+
+def run_name(p: float, encoder: str = "vectors") -> str:
+    """The name --only selects, as in metrics/<corpus>/: ``audit/p30``
+    (``audit-features/p30`` for the features encoder)."""
+    return f"{metrics_folder(Path(), '', encoder).name}/p{round(100 * p):02d}"
 
 
 # --- scoring spans against the removed entities -------------------------------------------------
@@ -362,11 +385,15 @@ def _cell(stats: Optional[Tuple[float, float, int]], column: str) -> str:
     return f"{100 * m:.1f} ± {100 * sd:.1f}"
 
 
-def summary_markdown(corpus: str, groups: Dict[float, Dict[str, Tuple[float, float, int]]], settings: Dict[str, Any]) -> str:
+def summary_markdown(
+    corpus: str, groups: Dict[float, Dict[str, Tuple[float, float, int]]], settings: Dict[str, Any], encoder: str = "vectors"
+) -> str:
+    title = f"# Audit validation on {corpus}" + ("" if encoder == "vectors" else f", {encoder} encoder")
     if not groups:
-        return f"# Audit validation on {corpus}\n\nNo validation run yet (metrics/{corpus}/audit/ is empty).\n"
+        folder = metrics_folder(Path("metrics"), corpus, encoder).as_posix()
+        return f"{title}\n\nNo validation run yet ({folder}/ is empty).\n"
     lines = [
-        f"# Audit validation on {corpus}",
+        title,
         "",
         f"Each training entity removed with probability p, then looked for: the audit ({settings.get('folds')} folds, "
         f"{settings.get('steps')} steps, suspects at calibrated probability >= {settings.get('threshold')}) against "
@@ -384,7 +411,7 @@ def summary_markdown(corpus: str, groups: Dict[float, Dict[str, Tuple[float, flo
     lines += [
         "",
         "The estimated miss rate against the realised one (removed / (removed + kept)), and restoring: test "
-        "macro-F1 of vectors/sampled_spancat_uniform trained on the complete (p = 0), the masked and the restored "
+        f"macro-F1 of {config_name(encoder)} trained on the complete (p = 0), the masked and the restored "
         "corpus; recovered share = (restored - masked) / (full - masked).",
         "",
         "| p | " + " | ".join(c for c, _ in ESTIMATE) + " |",
@@ -406,10 +433,9 @@ def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[float, Dict[str
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for report in reports:
         row = report["estimate"]["total"]
-        left.errorbar(
-            100 * row["true"], 100 * row["estimate"], fmt="o", color="#4c72b0", capsize=3,
-            yerr=[[100 * (row["estimate"] - row["low"])], [100 * (row["high"] - row["estimate"])]],
-        )
+        # the interval as it is (a percentile bootstrap interval need not hold its point)
+        left.vlines(100 * row["true"], 100 * row["low"], 100 * row["high"], color="#4c72b0")
+        left.plot(100 * row["true"], 100 * row["estimate"], "o", color="#4c72b0")
     top = max([100 * r["estimate"]["total"]["high"] for r in reports] + [100 * r["estimate"]["total"]["true"] for r in reports] + [1.0])
     left.plot([0, top], [0, top], ls=":", color="black")
     left.set_xlabel("true miss rate (%)")
@@ -433,14 +459,14 @@ def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[float, Dict[str
     return True
 
 
-def write_summary(corpus: str, metrics_dir: Path) -> None:
-    folder = metrics_dir / corpus / "audit"
+def write_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors") -> None:
+    folder = metrics_folder(metrics_dir, corpus, encoder)
     reports = [read_json(path) for path in sorted(folder.glob("p*-s*.json"))]
     groups = aggregate(reports)
     settings = reports[-1]["settings"] if reports else {}
-    out = metrics_dir / corpus / "audit_validation.md"
+    out = summary_path(metrics_dir, corpus, encoder)
     out.parent.mkdir(parents=True, exist_ok=True)
-    text = summary_markdown(corpus, groups, settings)
+    text = summary_markdown(corpus, groups, settings, encoder)
     out.write_text(text, encoding="utf8")
     print(text)
     plot = out.with_suffix(".png")
@@ -486,14 +512,27 @@ class Setting:
     resamples: int
     gpu_id: int
     work: Path
+    encoder: str = "vectors"
 
     @property
     def name(self) -> str:
         return setting_name(self.p, self.seed)
 
     @property
+    def encoder_tag(self) -> str:
+        return "" if self.encoder == "vectors" else f"-{self.encoder}"
+
+    @property
     def folder(self) -> Path:
-        return self.work / f"{self.corpus}{self.limit_tag}-{self.name}"
+        return self.work / f"{self.corpus}{self.limit_tag}{self.encoder_tag}-{self.name}"
+
+    @property
+    def config(self) -> str:
+        return config_name(self.encoder)
+
+    def vector_overrides(self) -> Dict[str, Any]:
+        """paths.vectors for the vectors encoder; the features need none."""
+        return {"paths.vectors": self.vectors} if self.encoder == "vectors" else {}
 
     @property
     def limit_tag(self) -> str:
@@ -502,7 +541,9 @@ class Setting:
     def shaping(self) -> Dict[str, Any]:
         """What the work folder's contents depend on (the restore runs are
         checked by the benchmark's own resume test)."""
-        return {k: getattr(self, k) for k in ("corpus", "p", "seed", "folds", "steps", "vectors", "eval_frequency", "limit", "resamples")}
+        keys = ("corpus", "p", "seed", "folds", "steps", "vectors", "eval_frequency", "limit", "resamples")
+        # the encoder is named only where it is not the first one, so that vectors work folders resume
+        return {**{k: getattr(self, k) for k in keys}, **({"encoder": self.encoder} if self.encoder != "vectors" else {})}
 
     def training_overrides(self) -> Dict[str, Any]:
         extra = {"training.eval_frequency": self.eval_frequency} if self.eval_frequency else {}
@@ -564,7 +605,8 @@ def audit_step(setting: Setting, masked: Path, timer: Timer) -> Path:
     cmd = [
         sys.executable, "-m", "spacy_imbalance", "audit", str(masked), "--dev", str(Path("corpus") / setting.corpus / "dev.spacy"),
         "-o", str(out), "--folds", str(setting.folds), "--seed", str(setting.seed), "--threshold", str(setting.threshold),
-        "--vectors", setting.vectors, "--resamples", str(setting.resamples), "--gpu-id", str(setting.gpu_id),
+        *(["--vectors", setting.vectors] if setting.encoder == "vectors" else ["--features"]),
+        "--resamples", str(setting.resamples), "--gpu-id", str(setting.gpu_id),
         *cli_args(setting.training_overrides()),
     ]
     run_logged(cmd, setting.folder / "audit.log", "The audit")
@@ -583,18 +625,18 @@ def token_fold_models(setting: Setting, docs: List[Any], dev_docs: List[Any], au
     plan = FoldPlan.from_disk(audit / "folds" / PLAN_FILE)
     audit_training = load_config(DEFAULT_CONFIG)["training"]
     overrides = {
-        "paths.vectors": setting.vectors,
+        **setting.vector_overrides(),
         "training.patience": audit_training["patience"],  # the audit's budget: the same steps and patience
         **setting.training_overrides(),
     }
-    shaping = json.dumps([plan.fingerprint, hashlib.sha256(TOKEN_CONFIG.read_bytes()).hexdigest(), overrides], sort_keys=True)
+    shaping = json.dumps([plan.fingerprint, hashlib.sha256(token_config(setting.encoder).read_bytes()).hexdigest(), overrides], sort_keys=True)
     plan = dataclasses.replace(plan, fingerprint=hashlib.sha256(shaping.encode("utf8")).hexdigest())
     folder = setting.folder / "token_folds"
     start = time.perf_counter()
     todo = [f for f in range(plan.k) if not fold_done(folder, plan, f)]
     for fold in todo:
         print(f"  token_ner fold {fold + 1}/{plan.k} ({setting.steps} steps)", flush=True)
-        train_fold(folder, plan, fold, docs, dev_docs, config=TOKEN_CONFIG, overrides=overrides, gpu_id=setting.gpu_id, trainer=subprocess_trainer)
+        train_fold(folder, plan, fold, docs, dev_docs, config=token_config(setting.encoder), overrides=overrides, gpu_id=setting.gpu_id, trainer=subprocess_trainer)
     if todo:
         timer.record("token_folds", start)
     return plan, folder
@@ -649,10 +691,11 @@ def read_scored_spans(path: Path) -> List[Tuple[SpanKey, float]]:
 
 def restore_runs(setting: Setting, masked: Path, restored: Path, bench: Any, timer: Timer) -> Dict[str, Dict[str, Any]]:
     """Metrics of the masked, restored and p = 0 runs (trained when missing)."""
-    base = {"training.patience": str(setting.restore_patience), "paths.vectors": setting.vectors}
+    base = {"training.patience": str(setting.restore_patience), **setting.vector_overrides()}
     if setting.eval_frequency:
         base["training.eval_frequency"] = str(setting.eval_frequency)
-    sha = bench.config_sha(Path("."), CONFIG)
+    config = setting.config
+    sha = bench.config_sha(Path("."), config)
     reports = {}
     full_train = train_corpus(setting)
     runs = {
@@ -661,16 +704,16 @@ def restore_runs(setting: Setting, masked: Path, restored: Path, bench: Any, tim
         "full": (setting.work / f"{setting.corpus}{setting.limit_tag}-reference-s{setting.seed}",
                  {**base, "paths.train": str(full_train)} if setting.limit else dict(base)),
     }
-    committed = Path("metrics") / setting.corpus / f"{CONFIG}-s{setting.seed}.json"
+    committed = Path("metrics") / setting.corpus / f"{config}-s{setting.seed}.json"
     for key, (folder, overrides) in runs.items():
-        metrics = folder / "metrics" / setting.corpus / f"{bench.run_name(CONFIG, key)}-s{setting.seed}.json"
+        metrics = folder / "metrics" / setting.corpus / f"{bench.run_name(config, key)}-s{setting.seed}.json"
         if key == "full" and not setting.limit and bench.is_done(committed, sha, setting.restore_steps, True, overrides):
-            metrics = committed  # the headline-vectors run
+            metrics = committed  # the headline run of this encoder
         elif not bench.is_done(metrics, sha, setting.restore_steps, True, overrides):
-            print(f"  training {CONFIG} on the {key} corpus ({setting.restore_steps} steps)", flush=True)
+            print(f"  training {config} on the {key} corpus ({setting.restore_steps} steps)", flush=True)
             start = time.perf_counter()
-            bench.run_one(setting.corpus, CONFIG, setting.seed, setting.restore_steps, setting.gpu_id, Path("."), overrides,
-                          bench.run_name(CONFIG, key), folder / "metrics", folder / "training")
+            bench.run_one(setting.corpus, config, setting.seed, setting.restore_steps, setting.gpu_id, Path("."), overrides,
+                          bench.run_name(config, key), folder / "metrics", folder / "training")
             timer.record(f"train_{key}", start)
         reports[key] = read_json(metrics)
     return reports
@@ -803,7 +846,8 @@ def main(
     folds: int = typer.Option(5, "--folds", help="Cross-fitting folds of the audit (and of the cleanlab token model)"),
     steps: int = typer.Option(2000, "--steps", help="Training steps of each fold model"),
     threshold: float = typer.Option(0.5, "--threshold", help="Calibrated probability from which a span is a suspect (and restored)"),
-    vectors: str = typer.Option("assets/en_core_web_md", "--vectors", help="Static vectors of every model"),
+    vectors: str = typer.Option("assets/en_core_web_md", "--vectors", help="Static vectors of every model (--encoder vectors)"),
+    encoder: str = typer.Option("vectors", "--encoder", help="The encoder of every model: vectors (static vectors) or features (frozen all-MiniLM-L6-v2)"),
     restore_steps: int = typer.Option(4000, "--restore-steps", help="Most steps of the masked, restored and p = 0 runs (the headline budget)"),
     restore_patience: int = typer.Option(1000, "--restore-patience", help="Their early-stopping patience (the headline's)"),
     eval_frequency: Optional[int] = typer.Option(None, "--eval-frequency", help="Steps between evaluations of every training (default: the configs')"),
@@ -815,11 +859,13 @@ def main(
     metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir", help="Writes <corpus>/audit/<p>-<seed>.json and the summary here"),
     summary: bool = typer.Option(False, "--summary", help="Only aggregate metrics/<corpus>/audit/*.json into audit_validation.md and .png"),
 ) -> None:
+    if encoder not in ENCODERS:
+        raise typer.BadParameter(f"one of {', '.join(ENCODERS)}, got {encoder!r}", param_hint="--encoder")
     if summary:
-        write_summary(corpus, metrics_dir)
+        write_summary(corpus, metrics_dir, encoder)
         return
     names = {name.strip() for name in only.split(",") if name.strip()}
-    ps = [p for p in parse_list(p_values, float, "--p") if not names or run_name(p) in names]
+    ps = [p for p in parse_list(p_values, float, "--p") if not names or run_name(p, encoder) in names]
     if not ps:
         print(f"--only {only}: no audit validation run is selected", flush=True)
         return
@@ -830,10 +876,10 @@ def main(
     for p in ps:
         for seed in parse_list(seed_values, int, "--seed"):
             setting = Setting(corpus, p, seed, folds, steps, threshold, vectors, restore_steps, restore_patience,
-                              eval_frequency, limit, resamples, gpu_id, work_dir)
+                              eval_frequency, limit, resamples, gpu_id, work_dir, encoder)
             print(f"{corpus} p = {p:g}, seed {seed} ({setting.folder})", flush=True)
             report = validate(setting, bench)
-            out = metrics_dir / corpus / "audit" / f"{setting.name}.json"
+            out = metrics_folder(metrics_dir, corpus, encoder) / f"{setting.name}.json"
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(report) + "\n", encoding="utf8")
             prune(setting.folder)

@@ -28,7 +28,18 @@ PREDICTED = [(0, 1, 3, "PER"), (0, 5, 6, "ORG"), (0, 7, 9, "LOC"), (1, 1, 2, "OR
 
 def test_audit_validation_names():
     assert av.setting_name(0.3, 0) == "p30-s0" and av.setting_name(0.05, 2) == "p05-s2"
-    assert av.run_name(0.1) == "audit/p10"
+    assert av.run_name(0.1) == "audit/p10" and av.run_name(0.3, "features") == "audit-features/p30"
+    # each encoder has its own work folder, metrics and models; the vectors names are the first release's
+    common = dict(corpus="wnut16", p=0.3, seed=1, folds=5, steps=2000, threshold=0.5, vectors="v", restore_steps=4000,
+                  restore_patience=1000, eval_frequency=None, limit=None, resamples=500, gpu_id=-1, work=ROOT / "w")
+    vectors, features = av.Setting(**common), av.Setting(**common, encoder="features")
+    assert vectors.folder.name == "wnut16-p30-s1" and features.folder.name == "wnut16-features-p30-s1"
+    assert (vectors.config, features.config) == ("vectors/sampled_spancat_uniform", "features/sampled_spancat_uniform")
+    assert vectors.vector_overrides() == {"paths.vectors": "v"} and features.vector_overrides() == {}
+    assert "encoder" not in vectors.shaping() and features.shaping()["encoder"] == "features"
+    assert av.token_config("features").exists() and av.token_config("vectors").exists()
+    assert av.metrics_folder(ROOT, "wnut16", "features").name == "audit-features"
+    assert av.summary_path(ROOT, "wnut16", "features").name == "audit_validation_features.md"
     assert av.parse_list("0.1, 0.3,", float, "--p") == [0.1, 0.3]
 
 

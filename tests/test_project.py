@@ -175,6 +175,7 @@ def test_project_all_workflow(tmp_path):
         "wnut17/headline_features.md", "wnut17/feature_cache.md", "wnut16/masking_vectors.md",
         "wnut17-200/low_resource_vectors.md", "wnut16/resampling_epochs_vectors.md",
         "wnut16/audit_validation.md", "wnut17/audit_validation.md", "wnut17/calibration_vectors.md",
+        "wnut16/audit_validation_features.md",
     ):
         assert (metrics / path).exists(), path
     for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",

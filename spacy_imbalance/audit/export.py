@@ -244,7 +244,9 @@ def _plots(result: AuditResult, paths: Dict[str, Path]) -> bool:
     values = 100 * numpy.asarray(rate.rate)
     low, high = (100 * numpy.asarray(rate.rate_interval)).T
     ax.bar(x, values, color=["#4c72b0"] * (len(x) - 1) + ["#333333"])
-    ax.errorbar(x, values, yerr=[values - low, high - values], fmt="none", ecolor="black", capsize=3)
+    # the interval as it is: a percentile bootstrap interval need not hold its point estimate
+    ax.vlines(x, low, high, color="black")
+    ax.hlines(numpy.concatenate([low, high]), numpy.concatenate([x, x]) - 0.1, numpy.concatenate([x, x]) + 0.1, color="black")
     ax.set_xticks(x, [("all" if label == TOTAL else label) for label in rate.labels], rotation=30, ha="right")
     ax.set_ylabel("estimated miss rate (%)")
     ax.set_title(f"Estimated share of entities not annotated ({int(100 * rate.level)} % interval)")

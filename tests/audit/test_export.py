@@ -69,3 +69,14 @@ def test_an_existing_span_group_is_not_overwritten(audited):
     docs, result, _ = audited
     with pytest.raises(ValueError, match="--spans-key"):
         audited_docs(docs, result, spans_key="masked")
+
+
+def test_the_plots_draw_an_interval_that_misses_its_point(audited):
+    # a percentile bootstrap interval need not hold the point estimate (the
+    # decoding recall divides each replicate differently): still a plot, not an error
+    pytest.importorskip("matplotlib")
+    docs, result, out = audited
+    rate = result.miss_rate
+    rate.rate_interval = [[r + 0.01, r + 0.02] for r in rate.rate]
+    paths = write_outputs(docs, result, out / "shifted")
+    assert paths["miss_rate_plot"].stat().st_size > 0

