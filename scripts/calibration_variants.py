@@ -6,6 +6,9 @@ Test scores of the variants were looked at to choose the default, so this is
 a record of that choice, not a test of it.
 
     python scripts/calibration_variants.py --corpus wnut17 --config vectors/sampled_spancat_uniform --seed 0,1,2
+
+Each run's result is kept in metrics/<corpus>/<name>.json and not computed
+again; --only RUN,... (the project's selection) leaves out the other configs.
 """
 import sys
 from pathlib import Path
@@ -52,17 +55,24 @@ def main(
     component: str = typer.Option("sampled_spancat", "--component"),
     name: str = typer.Option("calibration_variants", "--name"),
     root: Path = typer.Option(Path("."), "--root"),
+    only: str = typer.Option("", "--only", help="Comma-separated configs to do (as in metrics/<corpus>/); empty: all"),
 ) -> None:
     seeds = parse_seeds(seed_values)
+    names = {n.strip() for n in only.split(",") if n.strip()}
+    configs = [config for config in configs if not names or config in names]
     data = root / "corpus" / corpus
     dev, test = load_docs(data / "dev.spacy"), load_docs(data / "test.spacy")
     out = root / "metrics" / corpus / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     results = srsly.read_json(out) if out.exists() else {}
     for config in configs:
         for seed in seeds:
             run = f"{config}-s{seed}"
             if run not in results:
-                results[run] = run_variants(root / "training" / corpus / run / "model-best", dev, test, component)
+                model = root / "training" / corpus / run / "model-best"
+                if not model.is_dir():
+                    raise SystemExit(f"No model at {model}: train {config} seed {seed} first (the headline workflow)")
+                results[run] = run_variants(model, dev, test, component)
                 srsly.write_json(out, results)
             print(run, {k: round(100 * v["test"], 1) for k, v in results[run].items()}, flush=True)
     lines = [
@@ -82,6 +92,8 @@ def main(
             change = "" if variant == "argmax" else f", {mean(delta):+.1f}"
             cells.append(f"{mean(test_f):.1f}{spread} ({mean(dev_f):.1f}){change}")
         lines.append(f"| {config} | " + " | ".join(cells) + " |")
+    if not configs:
+        lines = [f"No run selected (--only {only})."]
     (root / "metrics" / corpus / f"{name}.md").write_text("\n".join(lines) + "\n", encoding="utf8")
     print("\n".join(lines))
 
