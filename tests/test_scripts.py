@@ -225,3 +225,17 @@ def test_headline_table_pairs_every_system_with_the_best_builtin(tmp_path):
     assert "`vectors/token_ner`" in text
     row = next(line for line in text.splitlines() if line.startswith("| spaCy spancat_singlelabel |"))
     assert "| reference |" in row
+
+
+def test_compact_metrics_rewrites_only_the_counts(tmp_path):
+    compact = load("compact_metrics")
+    old = {"macro": {"f": 0.25}, "counts": {"labels": ["A", "B"], "n_examples": 4, "rows": [[1, 0, 1, 0, 0], [3, 1, 0, 2, 1]]}}
+    (tmp_path / "wnut16").mkdir()
+    srsly.write_json(tmp_path / "wnut16" / "ner-s0.json", old)
+    srsly.write_json(tmp_path / "summary.json", [1, 2])  # not a run: left alone
+    compact.main(root=tmp_path)
+    new = srsly.read_json(tmp_path / "wnut16" / "ner-s0.json")
+    assert new["macro"] == {"f": 0.25} and "rows" not in new["counts"] and new["counts"]["n_rows"] == 2
+    table = compact.MatchCounts.from_sparse(new["counts"]).table
+    assert table[1, 0].tolist() == [1, 0, 0] and table[3, 1].tolist() == [0, 2, 1] and int(table.sum()) == 4
+    assert srsly.read_json(tmp_path / "summary.json") == [1, 2]

@@ -6,6 +6,8 @@ false negatives, so a resampled score is always the score of a resampled
 test set. The matching rules copy spaCy's: ``get_ner_prf`` for ``doc.ents`` and
 ``Scorer.score_spans`` for ``doc.spans[key]``.
 """
+import base64
+import zlib
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -37,14 +39,36 @@ class MatchCounts:
 
     def to_sparse(self) -> Dict[str, Any]:
         """A JSON-ready form holding only the non-zero rows, so that a metrics
-        file can be compared later (paired bootstrap) without the model."""
+        file can be compared later (paired bootstrap) without the model.
+
+        The rows (example, label, tp, fp, fn) are stored as five little-endian
+        int32 columns, the example column as differences, zlib-compressed and
+        base64-encoded: a span model that predicts spans everywhere has a row
+        for nearly every example and label, and as JSON lists these made up
+        most of metrics/."""
         nonzero = numpy.argwhere(self.table.any(axis=2))
-        rows = [[int(i), int(j), *map(int, self.table[i, j])] for i, j in nonzero]
-        return {"labels": list(self.labels), "n_examples": int(self.table.shape[0]), "rows": rows}
+        columns = numpy.zeros((5, len(nonzero)), dtype="<i4")
+        if len(nonzero):
+            columns[0] = numpy.diff(nonzero[:, 0], prepend=0)
+            columns[1] = nonzero[:, 1]
+            columns[2:] = self.table[nonzero[:, 0], nonzero[:, 1]].T
+        return {
+            "labels": list(self.labels),
+            "n_examples": int(self.table.shape[0]),
+            "n_rows": int(len(nonzero)),
+            "columns_zlib": base64.b64encode(zlib.compress(columns.tobytes(), 9)).decode("ascii"),
+        }
 
     @classmethod
     def from_sparse(cls, data: Dict[str, Any]) -> "MatchCounts":
+        """The counts of ``to_sparse``; also reads the earlier form, a list of
+        [example, label, tp, fp, fn] rows."""
         table = numpy.zeros((data["n_examples"], len(data["labels"]), 3), dtype="int64")
+        if "columns_zlib" in data:
+            raw = zlib.decompress(base64.b64decode(data["columns_zlib"]))
+            columns = numpy.frombuffer(raw, dtype="<i4").reshape(5, data["n_rows"]).astype("int64")
+            table[numpy.cumsum(columns[0]), columns[1]] = columns[2:].T
+            return cls(list(data["labels"]), table)
         for i, j, *values in data["rows"]:
             table[i, j] = values
         return cls(list(data["labels"]), table)

@@ -1,5 +1,6 @@
 """Bootstrap intervals and the paired bootstrap, on counts with known scores."""
 import numpy
+import srsly
 import pytest
 from spacy.training import Example
 from spacy.vocab import Vocab
@@ -118,7 +119,18 @@ def test_bootstrap_paired_runs_need_matching_runs():
 def test_bootstrap_counts_sparse_round_trip():
     counts = counts_for(CASES, repeat=3)
     data = counts.to_sparse()
-    assert len(data["rows"]) == int(counts.table.any(axis=2).sum())
-    back = MatchCounts.from_sparse(data)
+    assert data["n_rows"] == int(counts.table.any(axis=2).sum())
+    back = MatchCounts.from_sparse(srsly.json_loads(srsly.json_dumps(data)))
     assert back.labels == counts.labels
     numpy.testing.assert_array_equal(back.table, counts.table)
+    # nothing counted: no rows
+    empty = MatchCounts(["A"], numpy.zeros((4, 1, 3), dtype="int64"))
+    numpy.testing.assert_array_equal(MatchCounts.from_sparse(empty.to_sparse()).table, empty.table)
+
+
+def test_bootstrap_counts_read_the_earlier_list_of_rows():
+    # metrics written before the compact form: [example, label, tp, fp, fn] rows
+    data = {"labels": ["A", "B"], "n_examples": 3, "rows": [[0, 1, 2, 0, 1], [2, 0, 0, 7, 0]]}
+    table = MatchCounts.from_sparse(data).table
+    assert table[0, 1].tolist() == [2, 0, 1] and table[2, 0].tolist() == [0, 7, 0]
+    assert int(table.sum()) == 2 + 1 + 7
