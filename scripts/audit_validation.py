@@ -110,8 +110,13 @@ def token_config(encoder: str) -> Path:
     return Path("configs") / encoder / "token_ner.cfg"
 
 
+def audit_folder(encoder: str) -> str:
+    """The metrics folder's name (and --only's prefix): the vectors runs came first."""
+    return "audit" if encoder == "vectors" else f"audit-{encoder}"
+
+
 def metrics_folder(metrics_dir: Path, corpus: str, encoder: str) -> Path:
-    return metrics_dir / corpus / ("audit" if encoder == "vectors" else f"audit-{encoder}")
+    return metrics_dir / corpus / audit_folder(encoder)
 
 
 def summary_path(metrics_dir: Path, corpus: str, encoder: str) -> Path:
@@ -121,7 +126,7 @@ def summary_path(metrics_dir: Path, corpus: str, encoder: str) -> Path:
 def run_name(p: float, encoder: str = "vectors") -> str:
     """The name --only selects, as in metrics/<corpus>/: ``audit/p30``
     (``audit-features/p30`` for the features encoder)."""
-    return f"{metrics_folder(Path(), '', encoder).name}/p{round(100 * p):02d}"
+    return f"{audit_folder(encoder)}/p{round(100 * p):02d}"
 
 
 # --- scoring spans against the removed entities -------------------------------------------------

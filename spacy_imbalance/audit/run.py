@@ -20,6 +20,18 @@ from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component,
 
 
 @dataclass
+class CalibrationDoc:
+    """One calibration document of a fold: its decoded spans, their outcomes
+    (exact boundaries of a reference entity) and how many reference entities
+    it holds, found or not (the decoding recall's denominator)."""
+
+    doc: int
+    decoded: Decoded
+    outcomes: numpy.ndarray
+    n_reference: int
+
+
+@dataclass
 class AuditSettings:
     """The audit's settings (the CLI's options)."""
 
@@ -162,10 +174,9 @@ def _score_fold(
     dev_docs: Optional[Sequence[Doc]],
     labels: List[str],
     settings: AuditSettings,
-) -> Tuple[Dict[int, Decoded], List[Tuple[int, Decoded, numpy.ndarray, int]]]:
+) -> Tuple[Dict[int, Decoded], List[CalibrationDoc]]:
     """The fold's suspects (decoded spans of its documents that touch no
-    annotation) and, per calibration document, its decoded spans, their
-    outcomes and its number of reference entities (found or not)."""
+    annotation) and its calibration documents."""
     nlp = load_model(model)
     pipe = check_component(nlp, settings.component, source=str(model))
     columns = [labels.index(label) for label in pipe.labels if label in labels]
@@ -174,7 +185,7 @@ def _score_fold(
         raise ValueError(f"{model} predicts labels {unknown} that no document of the corpus has")
     scored = plan.scored(fold)
     spans: Dict[int, Decoded] = {}
-    calibration: List[Tuple[int, Decoded, numpy.ndarray, int]] = []
+    calibration: List[CalibrationDoc] = []
     probs = span_probabilities(nlp, settings.component, [train_docs[i] for i in scored], floor=settings.floor, batch_size=settings.batch_size)
     for i, doc_spans in zip(scored, probs):
         doc = train_docs[i]
@@ -182,13 +193,13 @@ def _score_fold(
         spans[i] = _relabel(decode(doc_spans, blocked=gold), columns, len(labels))
         if dev_docs is None:
             unblocked = decode(doc_spans)
-            calibration.append((i, unblocked, boundary_matches(unblocked, gold), len(gold)))
+            calibration.append(CalibrationDoc(i, unblocked, boundary_matches(unblocked, gold), len(gold)))
     if dev_docs is not None:
         dev_probs = span_probabilities(nlp, settings.component, dev_docs, floor=settings.floor, batch_size=settings.batch_size)
         for j, (doc, doc_spans) in enumerate(zip(dev_docs, dev_probs)):
             unblocked = decode(doc_spans)
             gold = [(e.start, e.end) for e in doc.ents]
-            calibration.append((j, unblocked, boundary_matches(unblocked, gold), len(gold)))
+            calibration.append(CalibrationDoc(j, unblocked, boundary_matches(unblocked, gold), len(gold)))
     return spans, calibration
 
 
@@ -200,18 +211,18 @@ def _relabel(decoded: Decoded, columns: List[int], n_labels: int) -> Decoded:
     return Decoded(decoded.starts, decoded.ends, decoded.scores, label_probs)
 
 
-def _fold_spans(spans: Dict[int, Decoded], calibration: List[Tuple[int, Decoded, numpy.ndarray, int]], scored: List[int]) -> FoldSpans:
+def _fold_spans(spans: Dict[int, Decoded], calibration: List[CalibrationDoc], scored: List[int]) -> FoldSpans:
     n_labels = next((d.label_probs.shape[1] for d in spans.values()), 0)
     docs = [i for i in scored if len(spans[i])]
     return FoldSpans(
         suspect_scores=numpy.concatenate([spans[i].scores for i in docs]) if docs else numpy.zeros((0,)),
         suspect_label_probs=numpy.concatenate([spans[i].label_probs for i in docs]) if docs else numpy.zeros((0, n_labels)),
         suspect_docs=numpy.concatenate([numpy.full(len(spans[i]), i) for i in docs]).astype("int64") if docs else numpy.zeros((0,), "int64"),
-        calibration_scores=numpy.concatenate([d.scores for _, d, _, _ in calibration]) if calibration else numpy.zeros((0,)),
-        calibration_outcomes=numpy.concatenate([y for _, _, y, _ in calibration]) if calibration else numpy.zeros((0,)),
-        calibration_docs=numpy.concatenate([numpy.full(len(d), j) for j, d, _, _ in calibration]).astype("int64") if calibration else numpy.zeros((0,), "int64"),
-        reference_docs=numpy.asarray([j for j, _, _, _ in calibration], dtype="int64"),
-        reference_entities=numpy.asarray([n for _, _, _, n in calibration], dtype="float64"),
+        calibration_scores=numpy.concatenate([c.decoded.scores for c in calibration]) if calibration else numpy.zeros((0,)),
+        calibration_outcomes=numpy.concatenate([c.outcomes for c in calibration]) if calibration else numpy.zeros((0,)),
+        calibration_docs=numpy.concatenate([numpy.full(len(c.decoded), c.doc) for c in calibration]).astype("int64") if calibration else numpy.zeros((0,), "int64"),
+        reference_docs=numpy.asarray([c.doc for c in calibration], dtype="int64"),
+        reference_entities=numpy.asarray([c.n_reference for c in calibration], dtype="float64"),
     )
 
 
