@@ -85,15 +85,17 @@ def tuned_component(model: Path) -> str:
     raise typer.BadParameter(f"{model} has neither a two_task_ner nor a sampled_spancat component (its pipeline: {pipeline})")
 
 
-def paired_table(root: Path, corpus: str, runs: List[str]) -> str:
-    """Each tuned run against its own untuned run: mean difference over the
-    seeds and a paired bootstrap interval (1,000 resamples of the test sentences)."""
+def paired_table(root: Path, corpus: str, runs: List[str], reference: Optional[str] = None) -> str:
+    """Each tuned run against its own untuned run (or, given ``reference``,
+    against that system's untuned runs): mean difference over the seeds and a
+    paired bootstrap interval (1,000 resamples of the test sentences)."""
+    against = "argmax" if reference is None else reference
     lines = [
-        "| system | Δ macro-F1 (tuned − argmax) | 95 % CI | seeds |",
+        f"| system | Δ macro-F1 (tuned − {against}) | 95 % CI | seeds |",
         "| --- | --: | --: | --: |",
     ]
     for run in runs:
-        diff = paired(root, corpus, run, run, "tuned", None)
+        diff = paired(root, corpus, run, reference or run, "tuned", None)
         if diff is None:
             continue
         macro = diff["macro_f"]
@@ -110,6 +112,7 @@ def main(
     gpu_id: int = typer.Option(-1, "--gpu-id"),
     summary: Optional[str] = typer.Option(None, "--summary", help="Also write metrics/<corpus>/NAME.md: untuned and tuned runs side by side"),
     only: str = typer.Option("", "--only", help="Comma-separated run names to tune, as benchmark.py --only; empty: all"),
+    reference: Optional[str] = typer.Option(None, "--reference", help="Also pair each tuned run against this finished run (e.g. the best built-in) in the summary"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     seeds = parse_seeds(seed_values)
@@ -131,6 +134,9 @@ def main(
             runs = [f"{config}-{tag}" if tag else config for config in configs]
             with output.open("a", encoding="utf8") as f:
                 f.write("\nPaired: each tuned run against its own untuned run.\n\n" + paired_table(root, corpus, runs))
+                if reference is not None:
+                    f.write(f"\nPaired: each tuned run against `{reference}` (untuned: it has no thresholds to tune).\n\n"
+                            + paired_table(root, corpus, runs, reference))
 
 
 if __name__ == "__main__":
