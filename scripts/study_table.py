@@ -171,7 +171,7 @@ def main(
     xlabel: str = typer.Option("setting", "--xlabel"),
     detail: bool = typer.Option(False, "--detail", help="Also macro precision/recall and the missampling rate"),
     baselines: List[str] = typer.Option([], "--baseline", help="Compare every other system with this one (paired bootstrap); repeatable"),
-    reference: Optional[str] = typer.Option(None, "--reference", help="An untagged run (e.g. token_ner) to pair every <config>-<TAG> with"),
+    references: List[str] = typer.Option([], "--reference", help="An untagged run (e.g. token_ner) to pair every <config>-<TAG> with; repeatable"),
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     pairs = []
@@ -205,7 +205,7 @@ def main(
             diffs = {key: diff for key, diff in diffs.items() if diff is not None}
             comparisons[baseline] = {tagged(config, tag): diff for (config, tag), diff in diffs.items()}
             text += f"\n### {corpus}: paired against {baseline}\n\n{paired_markdown(diffs, configs, baseline, pairs, xlabel)}"
-        if reference is not None:
+        for reference in references:
             diffs = {(config, tag): paired(root, corpus, config, reference, tag, None) for config in configs for tag, _ in pairs}
             diffs = {key: diff for key, diff in diffs.items() if diff is not None}
             comparisons[reference] = {tagged(config, tag): diff for (config, tag), diff in diffs.items()}
@@ -214,7 +214,7 @@ def main(
                 f"\n### {corpus}: paired against {reference}\n\n`{reference}` (untagged): macro-F1 {cell(base)} "
                 f"over {len(base)} runs.\n\n{paired_markdown(diffs, configs, reference, pairs, xlabel)}"
             )
-        if baselines or reference is not None:
+        if baselines or references:
             srsly.write_json(out.with_name(f"{name}-paired.json"), comparisons)
         out.write_text(text, encoding="utf8")
         plot(runs, configs, pairs, out.with_suffix(".png"), f"{corpus}: test macro-F1 by {xlabel}", xlabel)
