@@ -116,27 +116,44 @@ def main(
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     seeds = parse_seeds(seed_values)
-    configs = selected(configs, tag, only)
-    if not configs:
+    runs = [f"{config}-{tag}" if tag else config for config in configs]
+    chosen = selected(configs, tag, only)
+    if not chosen:
         print(f"--only {only}: no run to tune is selected", flush=True)
-        return
     for corpus in corpora:
-        files = []
-        for config in configs:
-            run = f"{config}-{tag}" if tag else config
+        for config in chosen:
             for seed in seeds:
-                files.append(str(root / "metrics" / corpus / f"{run}-s{seed}.json"))
-                files.append(str(tune_one(root, corpus, run, seed, step, gpu_id)))
+                tune_one(root, corpus, f"{config}-{tag}" if tag else config, seed, step, gpu_id)
         if summary is not None:
-            output = root / "metrics" / corpus / f"{summary}.md"
-            subprocess.run([sys.executable, "-m", "spacy_imbalance", "summarize", *sorted(files),
-                            "--output", str(output)], check=True)
-            runs = [f"{config}-{tag}" if tag else config for config in configs]
-            with output.open("a", encoding="utf8") as f:
-                f.write("\nPaired: each tuned run against its own untuned run.\n\n" + paired_table(root, corpus, runs))
-                if reference is not None:
-                    f.write(f"\nPaired: each tuned run against `{reference}` (untuned: it has no thresholds to tune).\n\n"
-                            + paired_table(root, corpus, runs, reference))
+            # from every tuned run there is, not only those --only selected: a partial rerun
+            # rewrites the same summary instead of shrinking it
+            write_summary(root, corpus, runs, seeds, summary, reference)
+
+
+def write_summary(root: Path, corpus: str, runs: List[str], seeds: List[int], name: str, reference: Optional[str]) -> Path:
+    """metrics/<corpus>/NAME.md: the untuned and tuned runs side by side (each
+    pair whose tuned report comes from that very training run), then the
+    paired differences."""
+    folder = root / "metrics" / corpus
+    output = folder / f"{name}.md"
+    files = []
+    for run in runs:
+        for seed in seeds:
+            source, tuned = folder / f"{run}-s{seed}.json", folder / f"{run}-tuned-s{seed}.json"
+            model = root / "training" / corpus / f"{run}-s{seed}" / "model-best"
+            if source.exists() and tuned.exists() and is_tuned(srsly.read_json(tuned), srsly.read_json(source), model):
+                files.extend([str(source), str(tuned)])
+    if not files:
+        output.write_text(f"No tuned run yet of {', '.join(runs)} on {corpus} (seeds {', '.join(map(str, seeds))}).\n",
+                          encoding="utf8")
+        return output
+    subprocess.run([sys.executable, "-m", "spacy_imbalance", "summarize", *files, "--output", str(output)], check=True)
+    with output.open("a", encoding="utf8") as f:
+        f.write("\nPaired: each tuned run against its own untuned run.\n\n" + paired_table(root, corpus, runs))
+        if reference is not None:
+            f.write(f"\nPaired: each tuned run against `{reference}` (untuned: it has no thresholds to tune).\n\n"
+                    + paired_table(root, corpus, runs, reference))
+    return output
 
 
 if __name__ == "__main__":
