@@ -21,7 +21,7 @@ import srsly
 import typer
 
 sys.path.insert(0, str(Path(__file__).parent))
-from benchmark import parse_seeds, selected  # noqa: E402  (scripts/ is not a package)
+from benchmark import parse_seeds, run_name, selected  # noqa: E402  (scripts/ is not a package)
 from study_table import paired  # noqa: E402
 
 
@@ -116,14 +116,14 @@ def main(
     root: Path = typer.Option(Path("."), "--root"),
 ) -> None:
     seeds = parse_seeds(seed_values)
-    runs = [f"{config}-{tag}" if tag else config for config in configs]
+    runs = [run_name(config, tag) for config in configs]
     chosen = selected(configs, tag, only)
     if not chosen:
         print(f"--only {only}: no run to tune is selected", flush=True)
     for corpus in corpora:
         for config in chosen:
             for seed in seeds:
-                tune_one(root, corpus, f"{config}-{tag}" if tag else config, seed, step, gpu_id)
+                tune_one(root, corpus, run_name(config, tag), seed, step, gpu_id)
         if summary is not None:
             # from every tuned run there is, not only those --only selected: a partial rerun
             # rewrites the same summary instead of shrinking it
