@@ -18,7 +18,7 @@ setup() {
   # torch first and pinned: left to the resolver, `torch>=2.1` pulls a multi-GB CUDA build
   # shellcheck disable=SC2086
   "${pip[@]}" $TORCH
-  "${pip[@]}" -e ".[transformers,corpora,minilm,plots,cleanlab,test]"
+  "${pip[@]}" -e ".[transformers,corpora,minilm,plots,cleanlab,ray,test]"
 }
 
 case "${1:-}" in

@@ -625,6 +625,7 @@ def token_fold_models(setting: Setting, docs: List[Any], dev_docs: List[Any], au
     from spacy.util import load_config
 
     from spacy_imbalance.audit.folds import PLAN_FILE, FoldPlan, fold_done, train_fold
+    from spacy_imbalance.init_config import config_fingerprint
     from spacy_imbalance.cli.audit import DEFAULT_CONFIG
 
     plan = FoldPlan.from_disk(audit / "folds" / PLAN_FILE)
@@ -634,7 +635,7 @@ def token_fold_models(setting: Setting, docs: List[Any], dev_docs: List[Any], au
         "training.patience": audit_training["patience"],  # the audit's budget: the same steps and patience
         **setting.training_overrides(),
     }
-    shaping = json.dumps([plan.fingerprint, hashlib.sha256(token_config(setting.encoder).read_bytes()).hexdigest(), overrides], sort_keys=True)
+    shaping = json.dumps([plan.fingerprint, config_fingerprint(token_config(setting.encoder).read_text(encoding="utf8")), overrides], sort_keys=True)
     plan = dataclasses.replace(plan, fingerprint=hashlib.sha256(shaping.encode("utf8")).hexdigest())
     folder = setting.folder / "token_folds"
     start = time.perf_counter()

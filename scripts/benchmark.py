@@ -4,8 +4,8 @@ Each run trains with `spacy train`, evaluates model-best on the test split with
 `spacy-imbalance evaluate`, and writes metrics/<corpus>/<config>-s<seed>.json,
 which also records the size of the training set the config's train reader
 yields (size factor = examples / sentences of the plain corpus). A finished run
-is skipped when its metrics file records the same config (SHA-256 of the .cfg
-file) and step budget, so an interrupted benchmark resumes where it stopped and
+is skipped when its metrics file records the same config (the SHA-256 of its
+settings, whatever their order, comments or layout) and step budget, so an interrupted benchmark resumes where it stopped and
 an edited config is trained again; --force redoes all.
 
 With --baseline, every other config is compared with it by a paired bootstrap
@@ -32,14 +32,6 @@ plain corpus; the batcher batches by words): a corpus resampled to twice the
 words then gets twice the steps, the same number of epochs, as the resampling
 paper's fixed-epoch training.
 """
-import hashlib
-import os
-import re
-import subprocess
-import sys
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -51,7 +43,11 @@ import typer
 
 
 def config_sha(root: Path, config: str) -> str:
-    return hashlib.sha256((root / "configs" / f"{config}.cfg").read_bytes()).hexdigest()
+    """The config's fingerprint: what it says, not how it is written (comments
+    and layout do not retrain a run)."""
+    from spacy_imbalance.init_config import config_fingerprint
+
+    return config_fingerprint((root / "configs" / f"{config}.cfg").read_text(encoding="utf8"))
 
 
 def parse_sets(sets: List[str]) -> Dict[str, str]:
@@ -150,49 +146,44 @@ def overrides_for_load(overrides: Dict[str, str]) -> Dict[str, object]:
     return parsed
 
 
-def run_one(
-    corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
-    overrides: Dict[str, str], name: str, metrics_dir: Path, training_dir: Path, budget: str = "steps",
-) -> Tuple[dict, str]:
-    """Train and evaluate one run; the metrics report and the printed
-    evaluation table. With ``budget="epochs"`` the run trains for
-    max_steps x the word factor of its train reader: as many epochs as
-    ``max_steps`` gives the plain corpus (the resampling paper fixes epochs)."""
-    size = None
-    train_steps = max_steps
-    if budget == "epochs":
-        size = train_set_size(root, config, corpus, seed, overrides)
-        train_steps = max(1, round(max_steps * size["word_factor"]))
-    train_dir = root / training_dir / corpus / f"{name}-s{seed}"
-    metrics = root / metrics_dir / corpus / f"{name}-s{seed}.json"
+def make_trial(
+    corpus: str, config: str, seed: int, train_steps: int, gpu_id: int, root: Path,
+    overrides: Dict[str, str], name: str, metrics_dir: Path, training_dir: Path,
+):
+    """The sweep trial of one run: train on corpus/<corpus>/train.spacy,
+    select on dev, evaluate model-best on test."""
+    from spacy_imbalance.sweeps import Trial
+
     data = root / "corpus" / corpus
-    train_dir.parent.mkdir(parents=True, exist_ok=True)
-    metrics.parent.mkdir(parents=True, exist_ok=True)
-    log = train_dir.with_suffix(".log")
-    train_cmd = [
-        sys.executable, "-m", "spacy", "train", str(root / "configs" / f"{config}.cfg"),
-        "--output", str(train_dir),
-        "--paths.train", str(data / "train.spacy"),
-        "--paths.dev", str(data / "dev.spacy"),
-        "--system.seed", str(seed),
-        "--training.max_steps", str(train_steps),
-        "--gpu-id", str(gpu_id),
-        *[arg for key, value in with_seed(overrides, seed).items() for arg in (f"--{key}", value)],
-    ]
-    # one thread per run: parallel runs share the cores instead of fighting over them
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    start = time.perf_counter()
-    with log.open("w", encoding="utf8") as out:
-        code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-    train_seconds = time.perf_counter() - start
-    if code != 0:
-        raise SystemExit(f"Training {corpus} {config} seed {seed} failed ({code}); see {log}")
-    eval_cmd = [
-        sys.executable, "-m", "spacy_imbalance", "evaluate", str(train_dir / "model-best"),
-        str(data / "test.spacy"), "--output", str(metrics), "--name", name, "--gpu-id", str(gpu_id),
-    ]
-    evaluation = subprocess.run(eval_cmd, check=True, stdout=subprocess.PIPE, text=True, env=env)
-    report = srsly.read_json(metrics)
+    return Trial(
+        name=f"{corpus} {name} seed {seed}",
+        config=str(root / "configs" / f"{config}.cfg"),
+        output=str(root / training_dir / corpus / f"{name}-s{seed}"),
+        metrics=str(root / metrics_dir / corpus / f"{name}-s{seed}.json"),
+        train=str(data / "train.spacy"), dev=str(data / "dev.spacy"), test=str(data / "test.spacy"),
+        seed=seed, max_steps=train_steps, overrides=with_seed(overrides, seed), gpu_id=gpu_id,
+    )
+
+
+def train_steps_of(
+    root: Path, config: str, corpus: str, seed: int, max_steps: int, overrides: Dict[str, str], budget: str
+) -> Tuple[int, Optional[dict]]:
+    """The steps a run trains, and the train-set size where that took
+    counting: with ``budget="epochs"``, max_steps x the word factor of its
+    train reader, as many epochs as ``max_steps`` gives the plain corpus (the
+    resampling paper fixes epochs)."""
+    if budget != "epochs":
+        return max_steps, None
+    size = train_set_size(root, config, corpus, seed, overrides)
+    return max(1, round(max_steps * size["word_factor"])), size
+
+
+def record_run(
+    report: dict, corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
+    overrides: Dict[str, str], trial, budget: str = "steps", size: Optional[dict] = None,
+) -> dict:
+    """A finished run's report with what the benchmark resumes and compares
+    on, written back to its metrics file."""
     report.update(
         {
             "corpus": corpus,
@@ -201,34 +192,36 @@ def run_one(
             "seed": seed,
             "max_steps": max_steps,
             "budget": budget,
-            "train_steps": train_steps,
             "overrides": overrides,
             "gpu_id": gpu_id,
-            "train_seconds": train_seconds,
-            # [step, dev score] at each evaluation; its last step is where training stopped
-            "dev_curve": dev_curve(log),
             # counted after training, so that it never takes a core from the timed runs
             **(size or train_set_size(root, config, corpus, seed, overrides)),
-            **missampling_record(train_dir / "model-last"),
+            **missampling_record(Path(trial.output) / "model-last"),
         }
     )
-    srsly.write_json(metrics, report, indent=0)  # compact: per-run files hold per-sentence counts
-    return report, evaluation.stdout
+    srsly.write_json(trial.metrics, report, indent=0)  # compact: per-run files hold per-sentence counts
+    return report
 
 
-# a row of spaCy's console training table: epoch, step, losses and scores, then SCORE
-TRAIN_ROW = re.compile(r"^\s*\d+\s+(\d+)\s.*\s(\d+\.\d+)\s*$")
+def run_one(
+    corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
+    overrides: Dict[str, str], name: str, metrics_dir: Path, training_dir: Path, budget: str = "steps",
+) -> dict:
+    """Train, evaluate and record one run in this process (the audit
+    validation's runs); its metrics report."""
+    from spacy_imbalance.sweeps import run_trial
+
+    steps, size = train_steps_of(root, config, corpus, seed, max_steps, overrides, budget)
+    trial = make_trial(corpus, config, seed, steps, gpu_id, root, overrides, name, metrics_dir, training_dir)
+    return record_run(run_trial(trial), corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size)
 
 
-def dev_curve(log: Path) -> List[List[float]]:
-    """[step, dev score (0-1)] at each evaluation of a training log, the
-    checkpoint-selection score (macro-F1 for every shipped config)."""
-    curve = []
-    for line in log.read_text(encoding="utf8").splitlines():
-        match = TRAIN_ROW.match(line)
-        if match:
-            curve.append([int(match.group(1)), float(match.group(2))])
-    return curve
+def print_tables(report: dict, trial) -> None:
+    """A run's evaluation tables (macro and micro scores, then each type), as
+    ``spacy-imbalance evaluate`` prints them."""
+    from spacy_imbalance.cli.evaluate import print_report
+
+    print_report(report, f"{Path(trial.metrics).stem.rsplit('-s', 1)[0]} on {trial.test}")
 
 
 def stopped_at(report: dict) -> str:
@@ -289,7 +282,8 @@ def main(
     seed_values: List[str] = typer.Option(["0,1,2"], "--seed", help="A seed or a comma-separated list, e.g. 0,1,2; repeatable"),
     max_steps: int = typer.Option(2000, "--max-steps", help="Training steps per run (bounded for a 2-core machine)"),
     gpu_id: int = typer.Option(-1, "--gpu-id"),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Runs trained at the same time (one thread each)"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Runs trained at the same time, one thread each, on Ray (the ray extra); without Ray, one after another"),
+    address: Optional[str] = typer.Option(None, "--address", help="A Ray cluster to run on (e.g. auto, ray://head:10001); its nodes must see --root"),
     summary: str = typer.Option("summary", "--summary", help="Name of the summary files in metrics/<corpus>/"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Config to compare the others with (paired bootstrap)"),
     sets: List[str] = typer.Option([], "--set", help="Config override KEY=VALUE for every run, e.g. corpora.train.n_sentences=200; {seed} in VALUE is the run's seed"),
@@ -324,31 +318,37 @@ def main(
         if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides, budget):
             print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
         else:
-            todo.append((label, corpus, config, seed))
+            todo.append((corpus, config, seed))
 
     from spacy_imbalance.cli.summarize import summarize_cli  # prints the table, writes .md, .json and the plot
+    from spacy_imbalance.sweeps import run_trials
 
-    lock = threading.Lock()
+    runs_of = {}
+    trials = []
+    for corpus, config, seed in todo:
+        steps, size = train_steps_of(root, config, corpus, seed, max_steps, overrides, budget)
+        trial = make_trial(corpus, config, seed, steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir)
+        runs_of[trial.name] = (corpus, config, seed, size)
+        trials.append(trial)
 
-    def work(item: Tuple[str, str, str, int]) -> None:
-        label, corpus, config, seed = item
-        with lock:
-            print(f"{label}: training ...", flush=True)
-        report, table = run_one(
-            corpus, config, seed, max_steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir,
-            budget,
+    def done(trial, report: dict, n_done: int, n_all: int) -> None:
+        corpus, config, seed, size = runs_of[trial.name]
+        report = record_run(report, corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size)
+        if tables:
+            print_tables(report, trial)
+        print(
+            f"[{n_done}/{n_all} trained] {trial.name}: macro-F1 {100 * report['macro']['f']:.1f}, "
+            f"micro-F1 {100 * report['micro']['f']:.1f}, size x{report['size_factor']:.2f}, "
+            f"{stopped_at(report)} steps ({report['train_seconds']:.0f} s)",
+            flush=True,
         )
-        with lock:  # parallel runs print whole tables, one at a time
-            if tables:
-                print(table, flush=True)
-            print(
-                f"{label}: macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f}, "
-                f"size x{report['size_factor']:.2f}, {stopped_at(report)} steps ({report['train_seconds']:.0f} s)",
-                flush=True,
-            )
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(work, todo))
+    if trials:
+        print(f"Training {len(trials)} runs ({'one after another' if jobs <= 1 and address is None else f'{jobs} at a time'})", flush=True)
+    run_trials(
+        trials, workers=jobs, address=address, gpus_per_trial=1.0 if gpu_id >= 0 else 0.0,
+        storage=root / training_dir / "ray", name=summary, on_done=done,
+    )
     for corpus in corpora:
         folder = root / metrics_dir / corpus
         files = [str(folder / f"{run_name(cfg, tag)}-s{s}.json") for cfg in configs for s in seeds]

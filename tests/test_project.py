@@ -159,7 +159,7 @@ def test_project_all_workflow(tmp_path):
     steps = [f"--vars.{var}" for var in ("max_steps", "low_resource_steps", "masking_steps", "speed_steps", "headline_steps")]
     result = run_project(
         project, "all", *[arg for var in steps for arg in (var, "2")],
-        "--vars.seeds", "0", "--vars.missampling_seeds", "1", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
+        "--vars.seeds", "0", "--vars.jobs", "1", "--vars.missampling_seeds", "1", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
         "--vars.vectors", str(vectors), "--vars.cache_epochs", "2", "--vars.finetune_steps", "1",
         "--vars.audit_steps", "2", "--vars.audit_folds", "2",
     )

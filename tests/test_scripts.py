@@ -162,18 +162,7 @@ def test_study_table_pairs_runs_by_seed(tmp_path):
         study_table.paired(tmp_path, "c", "sys", "base", "p1")
 
 
-def test_benchmark_dev_curve_reads_spacys_training_table(tmp_path):
-    log = tmp_path / "run.log"
-    log.write_text(
-        "E    #       LOSS TOK2VEC  LOSS NER  ENTS_MACRO_F  SCORE \n"
-        "---  ------  ------------  --------  ------------  ------\n"
-        "  0       0          0.00     50.92          0.00    0.00\n"
-        "  3     200         45.32   1670.94         10.67    0.11\n"
-        "  7    1400        100.68   1098.70         19.87    0.20\n"
-        "Saved pipeline to output directory\n",
-        encoding="utf8",
-    )
-    assert benchmark.dev_curve(log) == [[0, 0.0], [200, 0.11], [1400, 0.2]]
+def test_benchmark_stopped_at_shows_early_stopping():
     # early stopping shows as the steps trained out of the budget
     assert benchmark.stopped_at({"dev_curve": [[0, 0.0], [1400, 0.2]], "train_steps": 4000}) == "1400 of 4000"
     assert benchmark.stopped_at({"dev_curve": [[0, 0.0], [4000, 0.2]], "train_steps": 4000}) == "4000"

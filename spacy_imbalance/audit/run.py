@@ -4,7 +4,6 @@ calibration, the miss-rate estimate.
 Nothing here writes over the input: fold models go to ``OUT/folds``, and
 ``export`` writes the audited corpus and the reports beside them.
 """
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -14,6 +13,7 @@ from spacy.tokens import Doc
 from spacy.util import load_model
 from wasabi import msg
 
+from ..init_config import config_fingerprint
 from .estimate import FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
 from .folds import FoldPlan, Trainer, fingerprint, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
@@ -116,7 +116,8 @@ def run_audit(
     labels = corpus_labels(train_docs, dev_docs)
     folder = out / "folds"
     shaping = {
-        "config": hashlib.sha256(Path(config).read_bytes()).hexdigest(),
+        # what the config says, not how it is written: editing a comment keeps the folds
+        "config": config_fingerprint(Path(config).read_text(encoding="utf8")),
         "overrides": overrides,
         # the dev set calibrates and picks each fold's checkpoint
         "dev": None if dev_docs is None else fingerprint(dev_docs, {}),

@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (register commands)
     calibrate,
     convert,
     evaluate,
+    init_config,
     mask,
     missampling,
     resample,

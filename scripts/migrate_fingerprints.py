@@ -1,0 +1,84 @@
+"""Carry finished benchmark runs over a rewrite of the configs that changes
+their text but not what they train.
+
+A run's metrics record ``config_sha256``, and scripts/benchmark.py retrains a
+run whose record differs from its config's fingerprint. Records written before
+the fingerprint ignored layout (the SHA-256 of the file's bytes), or before
+the configs were last rewritten, would all be retrained. For each record under
+metrics/ and training/**/metrics/ whose ``config_sha256`` is the SHA-256 of
+configs/<config>.cfg as it was at --commit, this sets it to the fingerprint of
+today's file, but only when the two configs, filled with every default as
+``spacy init fill-config`` fills them, are the same settings. Anything else is
+left as it is (and is retrained).
+
+    python scripts/migrate_fingerprints.py --commit 40b2bde [--dry-run]
+"""
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Dict, Iterator, Optional
+
+import srsly
+import typer
+from thinc.api import Config
+
+from spacy_imbalance.init_config import config_fingerprint, fill_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def old_text(commit: str, config: str) -> Optional[str]:
+    result = subprocess.run(
+        ["git", "show", f"{commit}:configs/{config}.cfg"], cwd=ROOT, capture_output=True, text=True, encoding="utf8"
+    )
+    return result.stdout if result.returncode == 0 else None
+
+
+def filled(text: str) -> str:
+    return json.dumps(fill_config(Config().from_str(text, interpolate=False)), sort_keys=True)
+
+
+def records(root: Path) -> Iterator[Path]:
+    yield from sorted((root / "metrics").rglob("*.json"))
+    yield from sorted(path for path in (root / "training").rglob("*.json") if "metrics" in path.parts)
+
+
+def main(
+    commit: str = typer.Option(..., "--commit", help="The commit whose config texts the records were written with"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Count, change nothing"),
+) -> None:
+    mapping: Dict[str, Optional[Dict[str, str]]] = {}  # config -> {old sha: fingerprint}, None if not carried over
+    moved = kept = 0
+    for path in records(ROOT):
+        try:
+            report = srsly.read_json(path)
+        except ValueError:
+            continue
+        if not isinstance(report, dict) or "config_sha256" not in report or "config" not in report:
+            continue
+        config = report["config"]
+        if config not in mapping:
+            mapping[config] = None
+            current = ROOT / "configs" / f"{config}.cfg"
+            before = old_text(commit, config)
+            if before is not None and current.is_file():
+                now = current.read_text(encoding="utf8")
+                if filled(before) == filled(now):
+                    mapping[config] = {hashlib.sha256(before.encode("utf8")).hexdigest(): config_fingerprint(now)}
+                else:
+                    print(f"{config}: its settings changed since {commit}; its runs are not carried over")
+        new = (mapping[config] or {}).get(report["config_sha256"])
+        if new is None or new == report["config_sha256"]:
+            kept += 1
+            continue
+        moved += 1
+        if not dry_run:
+            report["config_sha256"] = new
+            # the benchmark's compact layout (per-run files hold per-sentence counts)
+            srsly.write_json(path, report, indent=0)
+    print(f"{moved} records carried over to today's fingerprints, {kept} left as they were{' (dry run)' if dry_run else ''}")
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,81 @@
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import srsly
+import typer
+from wasabi import msg
+
+from .. import __version__
+from ..init_config import ConfigChoice, build_config, render, validate_config
+from ..init_config.encoders import DESCRIPTIONS
+from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
+from ._app import app, fail
+
+# what each encoder needs beyond the package, for a clear message
+EXTRAS = {"features": "minilm", "transformer": "transformers,minilm"}
+
+
+@app.command("init-config")
+def init_config_cli(
+    output: Path = typer.Argument(..., metavar="OUTPUT", help="The .cfg file to write, or - for stdout"),
+    component: str = typer.Option(..., "--component", "-c", help=f"The NER component: {', '.join(COMPONENTS)}"),
+    sampler: Optional[str] = typer.Option(None, "--sampler", help=f"sampled_spancat's negatives: {', '.join(SAMPLERS)} (default uniform)"),
+    loss: Optional[str] = typer.Option(
+        None, "--loss",
+        help=f"token_ner's or sampled_spancat's loss: {', '.join(LOSSES)} (default ce); two_task_ner's objective: {', '.join(TWO_TASK_LOSSES)} (default auc)",
+    ),
+    resample: Optional[str] = typer.Option(None, "--resample", help=f"A train reader that rebalances the corpus: {', '.join(READERS)}"),
+    encoder: Optional[str] = typer.Option(
+        None, "--encoder", help=f"{', '.join(ENCODERS)}; default transformer with --gpu, else cnn"
+    ),
+    gpu: bool = typer.Option(False, "--gpu", help="The pipeline trains on a GPU: a fine-tuned transformer unless --encoder says otherwise"),
+    lang: str = typer.Option("en", "--lang", help="The language code of the pipeline"),
+    sets: List[str] = typer.Option([], "--set", help="A setting KEY=VALUE set last (spaCy's dotted names), e.g. components.sampled_spancat.max_span_width=12; repeatable"),
+    force: bool = typer.Option(False, "--force", help="Replace OUTPUT if it exists"),
+) -> None:
+    """A filled, validated training config for a component and the imbalance methods chosen for it."""
+    choice = ConfigChoice(
+        component, sampler=sampler, loss=loss, resample=resample,
+        encoder=encoder or ("transformer" if gpu else "cnn"), lang=lang, overrides=parse_sets(sets),
+    )
+    to_stdout = str(output) == "-"
+    if not to_stdout and output.exists() and not force:
+        fail(f"{output} exists: give another path, or --force to replace it")
+    try:
+        config = build_config(choice)
+    except ValueError as err:
+        fail(str(err))
+    try:
+        validate_config(config)
+    except ImportError as err:
+        fail(f"--encoder {choice.encoder} needs `pip install spacy-imbalance[{EXTRAS.get(choice.encoder, '')}]`: {err}")
+    except Exception as err:  # spaCy's ConfigValidationError and the errors of factories and architectures
+        fail(f"The config is not valid: {err}")
+    text = render(config, header=[f"spacy-imbalance {__version__} init-config {choice.command()}"])
+    if to_stdout:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf8")
+    msg.good(f"Saved a {component} config on {DESCRIPTIONS[choice.encoder]}: {output}")
+    if choice.encoder == "transformer" and not gpu:
+        msg.warn("Fine-tuning a transformer takes hours on a CPU: train it with --gpu-id 0")
+    if choice.encoder == "vectors" and config["paths"]["vectors"] is None:
+        msg.warn(f"No default vectors for --lang {lang}: train with --paths.vectors (a pipeline or a folder with vectors)")
+    msg.text(f"Train it: python -m spacy train {output} --paths.train TRAIN.spacy --paths.dev DEV.spacy", show=True)
+
+
+def parse_sets(sets: List[str]) -> Dict[str, Any]:
+    """--set KEY=VALUE pairs; values read as JSON where they parse (numbers,
+    booleans, null, lists), else as strings, as spaCy's CLI overrides."""
+    overrides: Dict[str, Any] = {}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
+        try:
+            overrides[key.strip()] = srsly.json_loads(value.strip())
+        except ValueError:
+            overrides[key.strip()] = value.strip()
+    return overrides

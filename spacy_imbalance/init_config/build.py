@@ -1,0 +1,194 @@
+"""Compose a training config from the templates and the chosen options, fill
+it as ``spacy init fill-config`` does, and write it with its notes."""
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from thinc.api import Config
+
+from .encoders import apply_encoder
+from .options import COMPONENTS, ENCODERS, LOSS_COMPONENTS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass(frozen=True)
+class ConfigChoice:
+    """The choices of one ``init-config`` call.
+
+    component (str): the NER component (COMPONENTS).
+    sampler (Optional[str]): sampled_spancat's negatives (SAMPLERS); uniform when None.
+    loss (Optional[str]): the loss of token_ner or sampled_spancat (LOSSES), or
+        two_task_ner's objective (TWO_TASK_LOSSES); the template's when None.
+    resample (Optional[str]): a train reader that rebalances the corpus (READERS).
+    encoder (str): cnn, vectors, features or transformer (ENCODERS).
+    lang (str): the language of the pipeline.
+    overrides (Dict[str, Any]): dotted settings set last (``--set``), e.g.
+        {"components.sampled_spancat.max_span_width": 128}.
+    """
+
+    component: str
+    sampler: Optional[str] = None
+    loss: Optional[str] = None
+    resample: Optional[str] = None
+    encoder: str = "cnn"
+    lang: str = "en"
+    overrides: Dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        """A ValueError naming the option when a choice does not exist or does
+        not apply to the component."""
+        _one_of("--component", self.component, COMPONENTS)
+        _one_of("--encoder", self.encoder, ENCODERS)
+        if self.sampler is not None:
+            if self.component != "sampled_spancat":
+                raise ValueError(f"--sampler chooses sampled_spancat's negatives; --component {self.component} has none")
+            _one_of("--sampler", self.sampler, SAMPLERS)
+        if self.loss is not None:
+            if self.component == "two_task_ner":
+                _one_of("--loss", self.loss, TWO_TASK_LOSSES, " for two_task_ner")
+            elif self.component in LOSS_COMPONENTS:
+                _one_of("--loss", self.loss, LOSSES, f" for {self.component}")
+            else:
+                raise ValueError(
+                    f"--loss applies to {', '.join(LOSS_COMPONENTS)} and two_task_ner; spaCy's {self.component} has its own"
+                )
+        if self.resample is not None:
+            _one_of("--resample", self.resample, READERS)
+
+    def command(self) -> str:
+        """The ``spacy-imbalance init-config`` options that give this config."""
+        parts = [f"--component {self.component}"]
+        for name in ("sampler", "loss", "resample"):
+            if getattr(self, name) is not None:
+                parts.append(f"--{name} {getattr(self, name)}")
+        if self.encoder != "cnn":
+            parts.append(f"--encoder {self.encoder}")
+        if self.lang != "en":
+            parts.append(f"--lang {self.lang}")
+        parts.extend(f"--set {key}={json.dumps(value)}" for key, value in self.overrides.items())
+        return " ".join(parts)
+
+
+def _one_of(option: str, value: str, choices: Any, where: str = "") -> None:
+    if value not in choices:
+        raise ValueError(f"{option} {value!r} is not a choice{where}: use one of {', '.join(choices)}")
+
+
+def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
+    """The config of ``choice``: the templates' CNN pipeline with the chosen
+    sampler, loss and train reader, filled with every default its registered
+    functions take (``fill``, as ``spacy init fill-config``), then the encoder
+    and the overrides."""
+    choice.check()
+    config = _template("base")
+    component = _template(choice.component)
+    config["nlp"]["lang"] = choice.lang
+    config["nlp"]["pipeline"] = ["tok2vec", choice.component]
+    config["training"]["score_weights"] = component["training"]["score_weights"]
+    config["components"][choice.component] = block = component["components"][choice.component]
+    if choice.sampler is not None:
+        block["negatives"] = copy.deepcopy(SAMPLERS[choice.sampler])
+    if choice.loss is not None and choice.component == "two_task_ner":
+        block.update(TWO_TASK_LOSSES[choice.loss])
+    elif choice.loss is not None:
+        block["loss"] = copy.deepcopy(LOSSES[choice.loss])
+    if choice.resample is not None:
+        config["corpora"]["train"] = _with_reader(config["corpora"]["train"], READERS[choice.resample])
+    if fill:
+        config = fill_config(config)
+    config = apply_encoder(config, choice.encoder)
+    return set_overrides(config, choice.overrides)
+
+
+def _template(name: str) -> Config:
+    return Config().from_str((TEMPLATES / f"{name}.cfg").read_text(encoding="utf8"), interpolate=False)
+
+
+def _with_reader(reader: Dict[str, Any], change: Dict[str, Any]) -> Dict[str, Any]:
+    if "@readers" not in change:
+        return {**reader, **copy.deepcopy(change)}
+    # the new reader's own settings after its path, spacy.Corpus.v1's after them
+    settings = {key: value for key, value in change.items() if key != "@readers"}
+    return {"@readers": change["@readers"], "path": reader["path"], **copy.deepcopy(settings),
+            **{key: value for key, value in reader.items() if key not in ("@readers", "path")}}
+
+
+def fill_config(config: Config) -> Config:
+    """``config`` with every default of its factories and registered functions
+    written out, as ``spacy init fill-config`` writes it."""
+    from spacy.util import load_model_from_config
+
+    nlp = load_model_from_config(config, auto_fill=True, validate=False)
+    return nlp.config
+
+
+def set_overrides(config: Config, overrides: Dict[str, Any]) -> Config:
+    """``config`` with each dotted setting set; a ValueError naming the setting
+    when its section does not exist (a typo would otherwise add a new one)."""
+    for key, value in overrides.items():
+        *path, name = key.split(".")
+        node: Any = config
+        for i, part in enumerate(path):
+            if not isinstance(node, dict) or part not in node:
+                raise ValueError(
+                    f"--set {key}: the config has no section [{'.'.join(path[: i + 1])}]"
+                )
+            node = node[part]
+        if not isinstance(node, dict) or not name:
+            raise ValueError(f"--set {key}: [{'.'.join(path)}] is not a section")
+        node[name] = value
+    return config
+
+
+def validate_config(config: Config) -> None:
+    """Build the pipeline and resolve [training] as ``spacy train`` does,
+    raising spaCy's ConfigValidationError (or an ImportError, a missing package
+    of the encoder) where the config is not valid."""
+    from spacy.schemas import ConfigSchemaTraining
+    from spacy.util import load_model_from_config, registry
+
+    nlp = load_model_from_config(config, auto_fill=False, validate=True)
+    # confection lets extra keys of [training] through; spacy train would ignore them
+    fields = getattr(ConfigSchemaTraining, "model_fields", None) or ConfigSchemaTraining.__fields__
+    unknown = sorted(set(config["training"]) - set(fields))
+    if unknown:
+        raise ValueError(f"[training] has no setting {', '.join(unknown)}: use one of {', '.join(sorted(fields))}")
+    interpolated = nlp.config.interpolate()
+    registry.resolve(interpolated["training"], schema=ConfigSchemaTraining)
+    # the readers' settings are checked, not run: paths.train is set at training
+    registry.fill({"corpora": interpolated["corpora"]}, validate=True)
+
+
+def render(config: Config, *, header: List[str], notes: Optional[Dict[str, str]] = None) -> str:
+    """The config's text with ``header`` comment lines on top and each note
+    as comment lines above its section ("components.x.model") or setting
+    ("components.x.max_span_width"). A ValueError for a note that has no place."""
+    notes = dict(notes or {})
+    lines = [f"# {line}" if line else "#" for line in header]
+    section = ""
+    for line in config.to_str().splitlines():
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            key = section
+        elif " = " in line:
+            key = f"{section}.{line.split(' = ', 1)[0]}"
+        else:
+            lines.append(line)
+            continue
+        if key in notes:
+            lines.extend(f"# {text}" if text else "#" for text in notes.pop(key).splitlines())
+        lines.append(line)
+    if notes:
+        raise ValueError(f"notes for settings the config does not have: {', '.join(sorted(notes))}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def config_fingerprint(text: str) -> str:
+    """SHA-256 of what a config says, not how it is written: its settings, in
+    any order, without comments or layout (benchmarks resume on it)."""
+    config = Config().from_str(text, interpolate=False)
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode("utf8")).hexdigest()

@@ -1,0 +1,87 @@
+"""What each ``init-config`` choice puts into a config: the blocks of the
+samplers, losses and train readers, by the name the command line takes.
+
+Names without a version take the newest registered function (the papers'
+formulas, see docs/fidelity.md); ``*_v1`` names keep the first release's, so
+that every shipped config can be written by ``init-config``.
+"""
+from typing import Any, Dict, Tuple
+
+Block = Dict[str, Any]
+
+COMPONENTS: Tuple[str, ...] = (
+    "ner",
+    "spancat",
+    "spancat_singlelabel",
+    "sampled_spancat",
+    "token_ner",
+    "two_task_ner",
+)
+
+# the temperature schedule of Li et al. (2022): T = sqrt(epoch), the epoch
+# counted from training.max_steps, so a shorter budget gets the whole schedule
+_SQRT_TEMPERATURE: Block = {
+    "@misc": "spacy-imbalance.sqrt_temperature.v1",
+    "total_steps": "${training.max_steps}",
+    "n_epochs": 10,
+}
+
+# sampled_spancat's negatives, [components.sampled_spancat.negatives]
+SAMPLERS: Dict[str, Block] = {
+    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7},
+    "weighted": {"@misc": "spacy-imbalance.weighted_negatives.v2", "rate": 0.7, "mu": 8.0, "temperature": _SQRT_TEMPERATURE},
+    "weighted_v1": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": 0.7, "mu": 8.0, "temperature": _SQRT_TEMPERATURE},
+    "top": {"@misc": "spacy-imbalance.top_negatives.v2", "ratio": 0.05},
+    "top_v1": {"@misc": "spacy-imbalance.top_negatives.v1", "ratio": 0.05},
+    "all": {"@misc": "spacy-imbalance.all_negatives.v1"},
+}
+
+_CE: Block = {"@losses": "spacy-imbalance.CrossEntropy.v1", "normalize": True}
+_FOCAL: Block = {"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": 2.0, "alpha": None}
+
+# the per-item losses of token_ner and sampled_spancat, their [loss] block
+LOSSES: Dict[str, Block] = {
+    "ce": _CE,
+    "wce1": {"@losses": "spacy-imbalance.WeightedCrossEntropy.v1", "scheme": "inverse_frequency", "beta": 1.0},
+    "wce2": {"@losses": "spacy-imbalance.WeightedCrossEntropy.v1", "scheme": "log", "beta": 1.0},
+    "focal": _FOCAL,
+    "dice": {"@losses": "spacy-imbalance.DiceLoss.v1", "alpha": 0.1, "gamma": 1.0},
+    "mom": {"@losses": "spacy-imbalance.MoMLoss.v2", "lambda_": 0.2, "max_length": 128, "base": _CE},
+    "mom_focal": {"@losses": "spacy-imbalance.MoMLoss.v2", "lambda_": 0.2, "max_length": 128, "base": _FOCAL},
+    "mom_v1": {"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 0.2, "base": _CE},
+    "mom_focal_v1": {"@losses": "spacy-imbalance.MoMLoss.v1", "lambda_": 0.2, "base": _FOCAL},
+}
+
+# two_task_ner's objectives: settings of the component (AUC-2T, COMAUC-2T, CE-2T)
+TWO_TASK_LOSSES: Dict[str, Block] = {
+    "auc": {"loss_mode": "auc", "lambda_": 100.0},
+    "comauc": {"loss_mode": "compositional", "lambda_": 100.0},
+    "bce": {"loss_mode": "bce", "lambda_": 1.0},
+}
+
+LOSS_COMPONENTS = ("token_ner", "sampled_spancat")
+
+_RESAMPLED: Block = {"@readers": "spacy-imbalance.ResampledCorpus.v1", "count": "tokens", "spans_key": None, "corpus": None}
+
+# what --resample does to [corpora.train]: a reader in place of spacy.Corpus.v1
+# (its settings merged in) or an augmenter on it
+READERS: Dict[str, Block] = {
+    "sC": {**_RESAMPLED, "method": "sC"},
+    "sCR": {**_RESAMPLED, "method": "sCR"},
+    "sCRD": {**_RESAMPLED, "method": "sCRD"},
+    "nsCRD": {**_RESAMPLED, "method": "nsCRD"},
+    "augment": {
+        "@readers": "spacy-imbalance.AugmentedCorpus.v1",
+        "method": "all",
+        "p": 0.3,
+        "n_copies": 1,
+        "seed": "${system.seed}",
+        "spans_key": None,
+        "corpus": None,
+    },
+    "undersample": {
+        "augmenter": {"@augmenters": "spacy-imbalance.balanced_undersampling.v1", "ratio": 3.0, "spans_key": None},
+    },
+}
+
+ENCODERS: Tuple[str, ...] = ("cnn", "vectors", "features", "transformer")

@@ -1,0 +1,150 @@
+"""Run a sweep's trials: one after another in this process's machine, or on
+Ray Tune, one trial per worker (and per GPU when they train on GPUs), on
+this machine's Ray or on a cluster's (``address``).
+
+Resuming is the caller's: it leaves out the trials whose metrics it has
+(scripts/benchmark.py and ``advise`` do), so a sweep stopped half-way runs
+only what is missing, with or without Ray.
+"""
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import srsly
+from wasabi import msg
+
+from .trial import Trial, TrialFailed, run_trial
+
+OnDone = Callable[[Trial, Dict[str, Any], int, int], None]
+
+
+def ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+        from ray import tune  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def use_ray(workers: int, address: Optional[str]) -> bool:
+    """Whether a sweep with ``workers`` workers runs on Ray: with a cluster
+    address, or more than one worker when Ray is installed. Without Ray, more
+    than one worker runs one after another, with a warning."""
+    if address is not None:
+        if not ray_available():
+            raise ImportError(f"--address {address} needs Ray: pip install 'spacy-imbalance[ray]'")
+        return True
+    if workers > 1 and not ray_available():
+        msg.warn(f"{workers} workers need Ray (pip install 'spacy-imbalance[ray]'): the trials run one after another")
+        return False
+    return workers > 1
+
+
+def run_trials(
+    trials: Sequence[Trial],
+    *,
+    workers: int = 1,
+    address: Optional[str] = None,
+    gpus_per_trial: float = 0.0,
+    storage: Optional[Path] = None,
+    name: str = "sweep",
+    on_done: Optional[OnDone] = None,
+) -> List[Dict[str, Any]]:
+    """Each trial's report, in the order of ``trials``.
+
+    workers (int): trials at the same time (Ray's max_concurrent_trials).
+    address (Optional[str]): a Ray cluster ("auto", "ray://host:10001"); None
+        starts Ray on this machine when workers > 1.
+    gpus_per_trial (float): GPUs Ray gives each trial (1 for one trial per GPU).
+    storage (Optional[Path]): where Ray Tune keeps its experiment state.
+    name (str): the experiment's name there.
+    on_done (Optional[OnDone]): called with each finished trial, its report,
+        how many trials finished and how many there are (progress).
+    """
+    trials = [_absolute(trial) for trial in trials]
+    if not trials:
+        return []
+    if use_ray(workers, address):
+        return _run_on_ray(trials, workers, address, gpus_per_trial, storage, name, on_done)
+    reports = []
+    for i, trial in enumerate(trials, start=1):
+        report = run_trial(trial)
+        reports.append(report)
+        if on_done is not None:
+            on_done(trial, report, i, len(trials))
+    return reports
+
+
+def _absolute(trial: Trial) -> Trial:
+    # Ray Tune runs each trial in its own working folder
+    paths = {key: str(Path(getattr(trial, key)).resolve()) for key in ("config", "output", "metrics", "train", "dev", "test")}
+    return Trial.from_dict({**trial.to_dict(), **paths})
+
+
+def _trainable(config: Dict[str, Any]) -> Dict[str, Any]:
+    """The Ray Tune function of a trial: it trains, evaluates, and reports
+    the scores that Tune's progress table shows (the full report is on disk)."""
+    report = run_trial(Trial.from_dict(config["trial"]))
+    return {"macro_f": report["macro"]["f"], "micro_f": report["micro"]["f"], "train_seconds": report["train_seconds"]}
+
+
+def _run_on_ray(
+    trials: List[Trial], workers: int, address: Optional[str], gpus: float, storage: Optional[Path], name: str,
+    on_done: Optional[OnDone],
+) -> List[Dict[str, Any]]:
+    import ray
+    from ray import tune
+
+    if not ray.is_initialized():
+        if address is None:
+            threads = max(trial.threads for trial in trials)
+            # as many CPUs as the workers take, so that --jobs is what runs at once
+            ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
+                     object_store_memory=100 * 1024 * 1024, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    by_metrics = {trial.metrics: trial for trial in trials}
+    finished: List[str] = []
+
+    class Progress(tune.Callback):
+        def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+            done = by_metrics[trial.config["trial"]["metrics"]]
+            finished.append(done.metrics)
+            if on_done is not None:
+                on_done(done, srsly.read_json(done.metrics), len(finished), len(by_metrics))
+
+    resources = {"cpu": max(trial.threads for trial in trials), "gpu": gpus}
+    tuner = tune.Tuner(
+        tune.with_resources(_trainable, resources),
+        param_space={"trial": tune.grid_search([trial.to_dict() for trial in trials])},
+        tune_config=tune.TuneConfig(
+            max_concurrent_trials=workers,
+            trial_name_creator=lambda t: _safe(t.config["trial"]["name"]),
+            trial_dirname_creator=lambda t: f"{_safe(t.config['trial']['name'])}-{t.trial_id}",
+        ),
+        run_config=tune.RunConfig(
+            name=f"{_safe(name)}-{time.strftime('%Y%m%d-%H%M%S')}",
+            storage_path=str((storage or Path("training") / "ray").resolve()),
+            callbacks=[Progress()],
+            failure_config=tune.FailureConfig(max_failures=0),
+            verbose=1,
+        ),
+    )
+    grid = tuner.fit()
+    failed = [result for result in grid if result.error is not None]
+    if failed:
+        names = "; ".join(f"{result.config['trial']['name']}: {_first_line(result.error)}" for result in failed)
+        raise TrialFailed(f"{len(failed)} of {len(trials)} trials failed on Ray: {names}")
+    return [srsly.read_json(trial.metrics) for trial in trials]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[-1] if text else type(error).__name__

@@ -1,0 +1,131 @@
+"""One trial of a sweep: train a config with ``spacy train`` in its own
+process, evaluate its best checkpoint, and return the evaluation report.
+
+A trial is plain data (paths, settings), so that Ray can send it to a worker
+on another machine; its paths must then be on storage every node sees.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import srsly
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A training run and its evaluation.
+
+    name (str): how progress and errors name it.
+    config (str): the .cfg file.
+    output (str): the training folder (model-best, model-last; the log beside it).
+    metrics (str): the evaluation report written there (JSON).
+    train (str), dev (str): the corpora of paths.train and paths.dev.
+    test (str): the corpus model-best is evaluated on.
+    seed (int): system.seed.
+    max_steps (int): training.max_steps.
+    overrides (Dict[str, str]): more ``--key value`` settings of spacy train.
+    gpu_id (int): the GPU to train and evaluate on, -1 for the CPU.
+    threads (int): the CPU threads of its process (OMP and BLAS).
+    """
+
+    name: str
+    config: str
+    output: str
+    metrics: str
+    train: str
+    dev: str
+    test: str
+    seed: int = 0
+    max_steps: int = 2000
+    overrides: Dict[str, str] = field(default_factory=dict)
+    gpu_id: int = -1
+    threads: int = 1
+
+    @property
+    def log(self) -> Path:
+        return Path(self.output).with_suffix(".log")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Trial":
+        return cls(**data)
+
+
+class TrialFailed(RuntimeError):
+    """A trial's training or evaluation exited with an error; the message
+    names the trial and its log."""
+
+
+def run_trial(trial: Trial) -> Dict[str, Any]:
+    """Train and evaluate ``trial``; its report (macro and micro scores, per
+    type, per-sentence counts, the training time and dev curve), written to
+    ``trial.metrics`` and returned."""
+    output, metrics = Path(trial.output), Path(trial.metrics)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    metrics.parent.mkdir(parents=True, exist_ok=True)
+    train_cmd = [
+        sys.executable, "-m", "spacy", "train", trial.config,
+        "--output", str(output),
+        "--paths.train", trial.train,
+        "--paths.dev", trial.dev,
+        "--system.seed", str(trial.seed),
+        "--training.max_steps", str(trial.max_steps),
+        "--gpu-id", str(trial.gpu_id),
+        *[arg for key, value in trial.overrides.items() for arg in (f"--{key}", str(value))],
+    ]
+    # each trial its own threads: trials side by side share the cores instead of fighting over them
+    threads = str(trial.threads)
+    env = dict(os.environ, OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    start = time.perf_counter()
+    with trial.log.open("w", encoding="utf8") as out:
+        code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    train_seconds = time.perf_counter() - start
+    if code != 0:
+        raise TrialFailed(f"Training {trial.name} failed (exit code {code}); see {trial.log}")
+    eval_cmd = [
+        sys.executable, "-m", "spacy_imbalance", "evaluate", str(output / "model-best"), trial.test,
+        "--output", str(metrics), "--name", trial.name, "--gpu-id", str(trial.gpu_id),
+    ]
+    evaluation = subprocess.run(eval_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    if evaluation.returncode != 0:
+        raise TrialFailed(f"Evaluating {trial.name} failed (exit code {evaluation.returncode}): {evaluation.stdout[-2000:]}")
+    report = srsly.read_json(metrics)
+    report.update(
+        {
+            "train_seconds": train_seconds,
+            "train_steps": trial.max_steps,
+            # [step, dev score] at each evaluation; its last step is where training stopped
+            "dev_curve": dev_curve(trial.log),
+        }
+    )
+    srsly.write_json(metrics, report, indent=0)  # compact: reports hold per-sentence counts
+    # as read back (JSON keeps 10 digits): the same report here and from a Ray worker
+    return srsly.read_json(metrics)
+
+
+# a row of spaCy's console training table: epoch, step, losses and scores, then SCORE
+TRAIN_ROW = re.compile(r"^\s*\d+\s+(\d+)\s.*\s(\d+\.\d+)\s*$")
+
+
+def dev_curve(log: Path) -> List[List[float]]:
+    """[step, dev score (0-1)] at each evaluation of a training log, the
+    checkpoint-selection score."""
+    curve = []
+    for line in log.read_text(encoding="utf8").splitlines():
+        match = TRAIN_ROW.match(line)
+        if match:
+            curve.append([int(match.group(1)), float(match.group(2))])
+    return curve
+
+
+def best_dev_score(report: Dict[str, Any]) -> Optional[float]:
+    """The best dev score of a trial's curve (None before any evaluation)."""
+    curve = report.get("dev_curve") or []
+    return max(score for _, score in curve) if curve else None

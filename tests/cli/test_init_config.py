@@ -1,0 +1,59 @@
+"""spacy-imbalance init-config: writes the config it says, refuses to write
+over a file, and names a bad option."""
+import re
+
+from spacy.util import load_config
+from typer.testing import CliRunner
+
+from spacy_imbalance.cli import app
+from spacy_imbalance.init_config import ConfigChoice, build_config
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _invoke(*args):
+    return CliRunner().invoke(app, ["init-config", *map(str, args)])
+
+
+def test_init_config_writes_the_config_of_its_options(tmp_path):
+    out = tmp_path / "cfg" / "weighted.cfg"
+    result = _invoke(out, "--component", "sampled_spancat", "--sampler", "weighted", "--encoder", "vectors",
+                     "--set", "components.sampled_spancat.max_span_width=12")
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf8")
+    # the header says how to write it again
+    assert text.startswith("# spacy-imbalance ") and "--sampler weighted --encoder vectors --set components.sampled_spancat.max_span_width=12" in text.splitlines()[0]
+    expected = build_config(ConfigChoice("sampled_spancat", sampler="weighted", encoder="vectors",
+                                         overrides={"components.sampled_spancat.max_span_width": 12}))
+    assert load_config(out, interpolate=False) == expected
+
+
+def test_init_config_gpu_means_a_transformer(tmp_path):
+    result = _invoke("-", "--component", "token_ner", "--gpu")
+    assert result.exit_code == 0, result.output
+    assert '"transformer"' in result.output and "spacy-transformers.TransformerListener.v1" in result.output
+
+
+def test_init_config_does_not_write_over_a_file(tmp_path):
+    out = tmp_path / "config.cfg"
+    out.write_text("mine", encoding="utf8")
+    result = _invoke(out, "--component", "ner")
+    assert result.exit_code == 1 and "--force" in ANSI.sub("", result.output)
+    assert out.read_text(encoding="utf8") == "mine"
+    assert _invoke(out, "--component", "ner", "--force").exit_code == 0
+    assert load_config(out)["nlp"]["pipeline"] == ["tok2vec", "ner"]
+
+
+def test_init_config_names_the_bad_option(tmp_path):
+    out = tmp_path / "config.cfg"
+    for args, named in [
+        (["--component", "token_ner", "--loss", "auc"], "--loss"),
+        (["--component", "ner", "--sampler", "top"], "--sampler"),
+        (["--component", "ner", "--set", "trainin.x=1"], "trainin"),
+        (["--component", "ner", "--set", "training.max_step=5"], "max_step"),
+        (["--component", "ner", "--set", "corpora.train.max_length=-"], "max_length"),
+    ]:
+        result = _invoke(out, *args)
+        assert result.exit_code == 1, (args, result.output)
+        assert named in " ".join(ANSI.sub("", result.output).split()), (args, result.output)
+        assert not out.exists()

@@ -1,0 +1,123 @@
+"""init-config's composition: each option changes its own block and nothing
+else, the result is what spaCy fills, and the fingerprint ignores layout."""
+import pytest
+from spacy.util import load_config
+from thinc.api import Config
+
+from spacy_imbalance.init_config import ConfigChoice, build_config, config_fingerprint, render, set_overrides, validate_config
+from spacy_imbalance.init_config.options import LOSSES, READERS, SAMPLERS
+
+from ..conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def plain_sampled():
+    return build_config(ConfigChoice("sampled_spancat"))
+
+
+@pytest.mark.parametrize("component", ["ner", "spancat", "spancat_singlelabel", "sampled_spancat", "token_ner", "two_task_ner"])
+def test_build_config_gives_a_valid_filled_pipeline_of_the_component(component):
+    config = build_config(ConfigChoice(component))
+    assert config["nlp"]["pipeline"] == ["tok2vec", component]
+    assert config["components"][component]["factory"] == component
+    weights = config["training"]["score_weights"]
+    assert max(weights, key=lambda key: weights[key] or 0).endswith("_macro_f")
+    validate_config(config)
+    # filled: spaCy finds nothing to add
+    from spacy_imbalance.init_config import fill_config
+
+    assert fill_config(config) == config
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_build_config_sampler_changes_only_the_negatives(plain_sampled, sampler):
+    config = build_config(ConfigChoice("sampled_spancat", sampler=sampler))
+    negatives = config["components"]["sampled_spancat"].pop("negatives")
+    assert negatives["@misc"] == SAMPLERS[sampler]["@misc"]
+    plain = plain_sampled.copy()
+    plain["components"]["sampled_spancat"].pop("negatives")
+    assert config == plain
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+def test_build_config_loss_changes_only_the_loss(loss):
+    plain = build_config(ConfigChoice("token_ner"))
+    config = build_config(ConfigChoice("token_ner", loss=loss))
+    assert config["components"]["token_ner"].pop("loss")["@losses"] == LOSSES[loss]["@losses"]
+    plain["components"]["token_ner"].pop("loss")
+    assert config == plain
+    validate_config(build_config(ConfigChoice("token_ner", loss=loss)))
+
+
+@pytest.mark.parametrize("resample", sorted(READERS))
+def test_build_config_resample_changes_only_the_train_reader(resample):
+    plain = build_config(ConfigChoice("ner"))
+    config = build_config(ConfigChoice("ner", resample=resample))
+    train = config["corpora"].pop("train")
+    assert train["path"] == "${paths.train}"
+    assert train != plain["corpora"].pop("train")
+    assert config == plain
+    validate_config(build_config(ConfigChoice("ner", resample=resample)))
+
+
+def test_build_config_two_task_objectives_are_component_settings():
+    config = build_config(ConfigChoice("two_task_ner", loss="bce"))
+    assert (config["components"]["two_task_ner"]["loss_mode"], config["components"]["two_task_ner"]["lambda_"]) == ("bce", 1.0)
+    assert build_config(ConfigChoice("two_task_ner"))["components"]["two_task_ner"]["loss_mode"] == "auc"
+
+
+@pytest.mark.parametrize(
+    "choice, named",
+    [
+        (ConfigChoice("tagger"), "--component"),
+        (ConfigChoice("token_ner", sampler="uniform"), "--sampler"),
+        (ConfigChoice("sampled_spancat", sampler="hard"), "--sampler"),
+        (ConfigChoice("ner", loss="focal"), "--loss"),
+        (ConfigChoice("token_ner", loss="auc"), "--loss"),
+        (ConfigChoice("two_task_ner", loss="focal"), "--loss"),
+        (ConfigChoice("ner", resample="smote"), "--resample"),
+        (ConfigChoice("ner", encoder="bert"), "--encoder"),
+        (ConfigChoice("ner", overrides={"components.nerr.moves": None}), "components.nerr"),
+    ],
+)
+def test_build_config_names_the_bad_option(choice, named):
+    with pytest.raises(ValueError, match=named.replace(".", r"\.")):
+        build_config(choice)
+
+
+def test_build_config_vectors_only_for_english_by_default():
+    assert build_config(ConfigChoice("ner", encoder="vectors"))["paths"]["vectors"] == "en_core_web_md"
+    german = build_config(ConfigChoice("ner", encoder="vectors", lang="de"))
+    assert german["paths"]["vectors"] is None and german["nlp"]["lang"] == "de"
+
+
+def test_set_overrides_sets_nested_settings_and_refuses_new_sections():
+    config = Config({"a": {"b": {"c": 1}}})
+    assert set_overrides(config, {"a.b.c": 2, "a.b.d": [1]})["a"]["b"] == {"c": 2, "d": [1]}
+    with pytest.raises(ValueError, match=r"\[a\.x\]"):
+        set_overrides(config, {"a.x.c": 1})
+
+
+def test_render_puts_notes_above_their_section_or_setting():
+    config = Config({"a": {"x": 1, "b": {"y": 2}}})
+    text = render(config, header=["made here"], notes={"a.b": "why b", "a.x": "why x\nand more"})
+    assert text.splitlines() == ["# made here", "[a]", "# why x", "# and more", "x = 1", "", "# why b", "[a.b]", "y = 2"]
+    with pytest.raises(ValueError, match="a.z"):
+        render(config, header=[], notes={"a.z": "nowhere"})
+
+
+def test_config_fingerprint_ignores_layout_not_settings():
+    text = "[a]\nx = 1\ny = \"s\"\n"
+    assert config_fingerprint(text) == config_fingerprint("# a comment\n[a]\ny = \"s\"\n\nx = 1\n")
+    assert config_fingerprint(text) != config_fingerprint("[a]\nx = 2\ny = \"s\"\n")
+
+
+def test_shipped_configs_train_what_init_config_writes():
+    """The recipe of sampled_spancat_li is init-config with its overrides: the
+    shipped file's settings are exactly those."""
+    shipped = load_config(ROOT / "configs" / "sampled_spancat_li.cfg", interpolate=False)
+    built = build_config(ConfigChoice(
+        "sampled_spancat", sampler="uniform",
+        overrides={"components.sampled_spancat.max_span_width": 128, "components.sampled_spancat.model.representation": "endpoints_product"},
+    ))
+    assert shipped == built

@@ -1,0 +1,77 @@
+"""The sweep runner: trials run one after another or on Ray, train the same
+models either way, report progress, and name a failed trial and its log."""
+import pytest
+import srsly
+
+from spacy_imbalance.sweeps import Trial, TrialFailed, ray_available, run_trials
+from spacy_imbalance.sweeps import runner as runner_module
+
+from ..conftest import ROOT
+
+
+def trials(toy_corpus, folder, configs=("ner", "token_ner"), steps=6):
+    return [
+        Trial(
+            name=f"{config} seed 0", config=str(ROOT / "configs" / f"{config}.cfg"),
+            output=str(folder / "training" / config), metrics=str(folder / "metrics" / f"{config}.json"),
+            train=str(toy_corpus / "train.spacy"), dev=str(toy_corpus / "dev.spacy"), test=str(toy_corpus / "dev.spacy"),
+            seed=0, max_steps=steps, overrides={"training.eval_frequency": "3"},
+        )
+        for config in configs
+    ]
+
+
+@pytest.fixture(scope="module")
+def local_run(toy_corpus, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("local")
+    progress = []
+    todo = trials(toy_corpus, folder)
+    reports = run_trials(todo, workers=1, on_done=lambda trial, report, i, n: progress.append((trial.name, i, n)))
+    return todo, reports, progress
+
+
+@pytest.mark.slow
+def test_run_trials_one_after_another_trains_evaluates_and_reports_progress(local_run):
+    todo, reports, progress = local_run
+    assert progress == [("ner seed 0", 1, 2), ("token_ner seed 0", 2, 2)]
+    for trial, report in zip(todo, reports):
+        assert srsly.read_json(trial.metrics) == report  # the file is the report
+        assert 0.0 <= report["macro"]["f"] <= 1.0 and report["train_steps"] == 6
+        assert [step for step, _ in report["dev_curve"]] == [0, 3, 6]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ray_available(), reason="needs the ray extra")
+def test_run_trials_on_ray_trains_the_same_models(local_run, toy_corpus, tmp_path):
+    todo, local_reports, _ = local_run
+    progress = []
+    reports = run_trials(
+        trials(toy_corpus, tmp_path), workers=2, storage=tmp_path / "ray",
+        on_done=lambda trial, report, i, n: progress.append((i, n)),
+    )
+    assert sorted(progress) == [(1, 2), (2, 2)]
+    # same seeds, one thread each: the same predictions, wherever a trial ran
+    assert [r["counts"] for r in reports] == [r["counts"] for r in local_reports]
+    assert [r["dev_curve"] for r in reports] == [r["dev_curve"] for r in local_reports]
+
+
+@pytest.mark.slow
+def test_run_trials_names_the_failed_trial_and_its_log(toy_corpus, tmp_path):
+    bad = trials(toy_corpus, tmp_path, configs=("ner",))[0]
+    bad = Trial.from_dict({**bad.to_dict(), "overrides": {"training.dropout": "lots"}})
+    with pytest.raises(TrialFailed, match=r"ner seed 0.*ner\.log"):
+        run_trials([bad])
+
+
+def test_use_ray_falls_back_to_one_after_another_without_ray(monkeypatch, capsys):
+    monkeypatch.setattr(runner_module, "ray_available", lambda: False)
+    assert runner_module.use_ray(2, None) is False
+    assert "one after another" in capsys.readouterr().out
+    assert runner_module.use_ray(1, None) is False
+    with pytest.raises(ImportError, match="--address"):
+        runner_module.use_ray(1, "auto")
+
+
+def test_trial_round_trips_through_a_dict():
+    trial = Trial(name="x", config="c.cfg", output="o", metrics="m.json", train="t", dev="d", test="e", overrides={"a.b": "1"})
+    assert Trial.from_dict(trial.to_dict()) == trial
