@@ -1,6 +1,7 @@
 """The ``spacy-imbalance`` command line (also ``python -m spacy_imbalance``)."""
 from ._app import app
 from . import (  # noqa: F401  (register commands)
+    advise,
     audit,
     augment,
     calibrate,

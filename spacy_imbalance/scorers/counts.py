@@ -137,7 +137,12 @@ def spans_counts(
         gold = {(s.label_, s.start, s.end) for s in eg.reference.spans[spans_key]}
         pred: Set[Tuple[str, int, int]] = set()
         if spans_key in eg.predicted.spans:
-            aligned = eg.get_aligned_spans_x2y(eg.predicted.spans[spans_key], allow_overlap)
+            predicted = eg.predicted.spans[spans_key]
+            # aligning makes the spans in the gold doc, whose vocab may not know
+            # a predicted label (one the gold set lacks): spaCy's E084 otherwise
+            for span in predicted:
+                eg.reference.vocab.strings.add(span.label_)
+            aligned = eg.get_aligned_spans_x2y(predicted, allow_overlap)
             pred = {(s.label_, s.start, s.end) for s in aligned}
         for label, _, _ in pred & gold:
             row.setdefault(label, [0, 0, 0])[TP] += 1

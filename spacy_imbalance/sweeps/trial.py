@@ -87,7 +87,9 @@ def run_trial(trial: Trial) -> Dict[str, Any]:
     with trial.log.open("w", encoding="utf8") as out:
         code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
     train_seconds = time.perf_counter() - start
-    if code != 0:
+    budget_step = _budget_step(trial.log) if code != 0 else None
+    stopped_by_budget = budget_step is not None and (output / "model-best").exists()
+    if code != 0 and not stopped_by_budget:
         raise TrialFailed(f"Training {trial.name} failed (exit code {code}); see {trial.log}")
     eval_cmd = [
         sys.executable, "-m", "spacy_imbalance", "evaluate", str(output / "model-best"), trial.test,
@@ -103,11 +105,22 @@ def run_trial(trial: Trial) -> Dict[str, Any]:
             "train_steps": trial.max_steps,
             # [step, dev score] at each evaluation; its last step is where training stopped
             "dev_curve": dev_curve(trial.log),
+            # a [training.before_update] time budget (spacy-imbalance.time_budget.v1) ended it
+            "stopped_by_budget": stopped_by_budget,
+            **({"steps_trained": budget_step} if stopped_by_budget else {}),
         }
     )
     srsly.write_json(metrics, report, indent=0)  # compact: reports hold per-sentence counts
     # as read back (JSON keeps 10 digits): the same report here and from a Ray worker
     return srsly.read_json(metrics)
+
+
+def _budget_step(log: Path) -> Optional[int]:
+    """The step before which a time budget stopped the training, if one did."""
+    from .budget import STOPPED_BY_BUDGET
+
+    match = STOPPED_BY_BUDGET.search(log.read_text(encoding="utf8"))
+    return int(match.group(1)) if match else None
 
 
 # a row of spaCy's console training table: epoch, step, losses and scores, then SCORE

@@ -155,3 +155,19 @@ def test_scorers_accept_component_cfg_kwargs():
     # Pipe.score passes the component's cfg (e.g. moves, threshold, labels)
     scores = ents_macro_score(make_examples(), moves=None, labels=("PER",), threshold=0.5)
     assert scores["ents_macro_f"] == pytest.approx(MACRO[2])
+
+
+def test_spans_counts_a_predicted_label_the_gold_vocab_never_saw():
+    """Gold docs read with their own vocab, predictions made with the
+    pipeline's: a label only predicted is a false positive, not spaCy's E084."""
+    from spacy_imbalance.scorers.counts import spans_counts
+
+    gold = Doc(Vocab(), words=["Ann", "met", "Bob"])
+    gold.spans["sc"] = [Span(gold, 0, 1, label="PER")]
+    pipeline_vocab = Vocab()
+    pred = Doc(pipeline_vocab, words=["Ann", "met", "Bob"])
+    pred.spans["sc"] = [Span(pred, 0, 1, label="PER"), Span(pred, 2, 3, label="NEVER_IN_GOLD")]
+    assert "NEVER_IN_GOLD" not in gold.vocab.strings
+    counts = spans_counts([Example(pred, gold)], "sc")
+    totals = dict(zip(counts.labels, counts.totals().tolist()))
+    assert totals == {"NEVER_IN_GOLD": [0, 1, 0], "PER": [1, 0, 0]}

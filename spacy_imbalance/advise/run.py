@@ -1,0 +1,194 @@
+"""``advise``: train each candidate method on the user's corpus for a share
+of a time budget, on >= 2 seeds, evaluate on dev, rank, and recommend.
+
+Everything goes under one output folder: the corpora as trained (a copy,
+never the input), a config per candidate, the trials (resumable: a finished
+trial with the same config, seed and budget is not trained again), and the
+advice (advice.md, advice.json, advice.png, recommended.cfg).
+"""
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import srsly
+from spacy.tokens import Doc
+
+from ..corpus.docs_io import copy_ents_to_spans, write_docbin
+from ..corpus.stats import CorpusStats
+from ..init_config import build_config, config_fingerprint, render
+from ..init_config.options import ENCODERS
+from ..sweeps import Trial, run_trials
+from .candidates import Candidate
+
+# what a trial costs besides its training budget: starting, initialising, evaluating (CNN, 2 cores)
+TRIAL_OVERHEAD_SECONDS = 45.0
+# the shortest training worth ranking
+MIN_TRIAL_MINUTES = 0.5
+SPANS_KEY = "sc"
+
+
+@dataclass(frozen=True)
+class AdviseSettings:
+    """budget_minutes: the wall-clock time of all trials; seeds: training
+    seeds per candidate (>= 2, for paired intervals over seeds); encoder: of
+    every candidate; vectors: paths.vectors of the vectors encoder; workers:
+    trials at once (on Ray when > 1); address: a Ray cluster; max_steps: the
+    most steps of a trial (the budget ends it first)."""
+
+    budget_minutes: float = 20.0
+    seeds: int = 2
+    encoder: str = "cnn"
+    vectors: Optional[str] = None
+    lang: str = "en"
+    workers: int = 1
+    address: Optional[str] = None
+    gpu_id: int = -1
+    max_steps: int = 20000
+
+    def check(self) -> None:
+        if not self.budget_minutes > 0:
+            raise ValueError(f"--budget must be > 0 minutes, got {self.budget_minutes}")
+        if self.seeds < 2:
+            raise ValueError(f"--seeds must be >= 2: the paired intervals average over seeds; got {self.seeds}")
+        if self.workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {self.workers}")
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"--encoder {self.encoder!r} is not one of {', '.join(ENCODERS)}")
+        if self.vectors is not None and self.encoder != "vectors":
+            raise ValueError(f"--vectors is for --encoder vectors, not {self.encoder}")
+
+    def trial_minutes(self, n_trials: int) -> float:
+        """Each trial's training time: the budget over the rounds of trials
+        the workers run, less each trial's overhead."""
+        rounds = math.ceil(n_trials / self.workers)
+        return max(MIN_TRIAL_MINUTES, (60 * self.budget_minutes / rounds - TRIAL_OVERHEAD_SECONDS) / 60)
+
+
+def write_corpora(train: Sequence[Doc], dev: Sequence[Doc], out: Path) -> Tuple[Path, Path]:
+    """The corpora as the candidates train on them, in OUT/corpus: the gold
+    entities also in doc.spans["sc"] for the span categorizers."""
+    paths = []
+    for name, docs in (("train", train), ("dev", dev)):
+        docs = list(docs)
+        copy_ents_to_spans([doc for doc in docs if SPANS_KEY not in doc.spans], SPANS_KEY)
+        path = out / "corpus" / f"{name}.spacy"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_docbin(docs, path)
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def candidate_config(candidate: Candidate, settings: AdviseSettings, minutes: Optional[float]) -> str:
+    """The candidate's config text: ``init-config`` with the encoder, and the
+    time budget of a trial (None: the recommended config, without it)."""
+    overrides: Dict[str, Any] = {}
+    if settings.vectors is not None:
+        overrides["paths.vectors"] = settings.vectors
+    config = build_config(candidate.choice(settings.encoder, settings.lang))
+    if minutes is not None:
+        config["training"]["before_update"] = {"@callbacks": "spacy-imbalance.time_budget.v1", "minutes": round(minutes, 2)}
+    for key, value in overrides.items():
+        section, name = key.split(".")
+        config[section][name] = value
+    choice = candidate.choice(settings.encoder, settings.lang)
+    header = [f"spacy-imbalance advise: {candidate.name} ({candidate.reason})", f"init-config {choice.command()}"]
+    if minutes is not None:
+        header.append(f"trained for {minutes:.2f} minutes per seed ([training.before_update])")
+    return render(config, header=header)
+
+
+def plan_trials(
+    candidates: Sequence[Candidate], settings: AdviseSettings, out: Path, train: Path, dev: Path
+) -> Tuple[List[Tuple[Candidate, int, Trial]], float]:
+    """Every candidate x seed trial, and each one's training minutes."""
+    minutes = settings.trial_minutes(len(candidates) * settings.seeds)
+    planned = []
+    for candidate in candidates:
+        config = out / "configs" / f"{candidate.name}.cfg"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(candidate_config(candidate, settings, minutes), encoding="utf8")
+        for seed in range(settings.seeds):
+            trial = Trial(
+                name=f"{candidate.name} seed {seed}", config=str(config),
+                output=str(out / "trials" / f"{candidate.name}-s{seed}"),
+                metrics=str(out / "trials" / f"{candidate.name}-s{seed}.json"),
+                train=str(train), dev=str(dev), test=str(dev), seed=seed, max_steps=settings.max_steps,
+                gpu_id=settings.gpu_id,
+            )
+            planned.append((candidate, seed, trial))
+    return planned, minutes
+
+
+def trial_key(trial: Trial) -> str:
+    """What a finished trial must match to be reused: its corpora, its
+    config's settings (the budget included), seed and step limit."""
+    digest = hashlib.sha256()
+    for path in (trial.train, trial.dev):
+        digest.update(Path(path).read_bytes())
+    config = config_fingerprint(Path(trial.config).read_text(encoding="utf8"))
+    return f"{digest.hexdigest()[:16]}-{config[:16]}-s{trial.seed}-{trial.max_steps}"
+
+
+def finished(trial: Trial) -> bool:
+    path = Path(trial.metrics)
+    return path.exists() and srsly.read_json(path).get("advise_key") == trial_key(trial)
+
+
+def run_candidates(
+    planned: Sequence[Tuple[Candidate, int, Trial]], settings: AdviseSettings, out: Path,
+    on_done: Optional[Callable[[Trial, Dict[str, Any], int, int], None]] = None,
+) -> Dict[str, List[Dict[str, Any]]]:
+    """Train what is not finished; each candidate's reports, by seed."""
+    todo = [trial for _, _, trial in planned if not finished(trial)]
+
+    def record(trial: Trial, report: Dict[str, Any], n_done: int, n_all: int) -> None:
+        report["advise_key"] = trial_key(trial)
+        srsly.write_json(trial.metrics, report, indent=0)
+        if on_done is not None:
+            on_done(trial, report, n_done, n_all)
+
+    run_trials(todo, workers=settings.workers, address=settings.address,
+               gpus_per_trial=1.0 if settings.gpu_id >= 0 else 0.0, storage=out / "ray", name="advise", on_done=record)
+    reports: Dict[str, List[Dict[str, Any]]] = {}
+    for candidate, _, trial in planned:
+        reports.setdefault(candidate.name, []).append(srsly.read_json(trial.metrics))
+    return reports
+
+
+def read_miss_rate(audit: Path) -> Dict[str, Any]:
+    """The overall miss rate that ``spacy-imbalance audit`` estimated, from
+    its output folder: {"rate", "interval": [low, high]}."""
+    path = audit / "summary.json"
+    if not path.is_file():
+        raise ValueError(f"--audit {audit}: no summary.json there; give the output folder of spacy-imbalance audit")
+    # the standard library's reader: srsly reads 0.3 back as 0.30000000000000004
+    summary = json.loads(path.read_text(encoding="utf8"))
+    total = next((row for row in summary.get("labels", []) if row.get("label") == "total"), None)
+    if total is None:
+        raise ValueError(f"--audit {audit}: {path} has no overall (total) miss rate")
+    return {"rate": total["rate"], "interval": [total["rate_low"], total["rate_high"]]}
+
+
+def stats_rows(stats: CorpusStats, miss_rate: Optional[Dict[str, Any]]) -> List[Tuple[str, str]]:
+    """The corpus statistics that decide the candidates."""
+    rows = [
+        ("training sentences", f"{stats.sentences:,}"),
+        ("tokens", f"{stats.tokens:,}"),
+        ("entity types", str(stats.entity_types)),
+        ("entity tokens", f"{stats.entity_token_pct:.2f} %"),
+        ("sentences with an entity", f"{stats.sentences_with_entity_pct:.1f} %"),
+    ]
+    if stats.least_frequent_type is not None:
+        rare = sorted(stats.per_type.items(), key=lambda item: item[1].mentions)[:3]
+        rows.append(("rarest types (mentions)", ", ".join(f"{label} ({t.mentions})" for label, t in rare)))
+        most = stats.per_type[stats.most_frequent_type]
+        least = stats.per_type[stats.least_frequent_type]
+        rows.append(("most / least frequent type", f"{most.mentions / max(least.mentions, 1):.0f}x the mentions"))
+    if miss_rate is not None:
+        low, high = miss_rate.get("interval", [None, None])
+        span = f" [{100 * low:.0f}, {100 * high:.0f}]" if low is not None else ""
+        rows.append(("entities missing (the audit's estimate)", f"{100 * miss_rate['rate']:.0f} %{span}"))
+    return rows

@@ -1,0 +1,49 @@
+"""Ranking and the recommendation: a method is recommended over spaCy's
+better built-in only when its paired interval lies above 0."""
+import numpy
+import pytest
+
+from spacy_imbalance.advise import Candidate, rank
+from spacy_imbalance.scorers.counts import MatchCounts
+
+N = 40  # dev sentences, one entity of type X each
+
+
+def report(found):
+    """A dev report whose system finds the entity of the first ``found`` sentences."""
+    table = numpy.zeros((N, 1, 3), dtype="int64")
+    table[:found, 0, 0] = 1  # TP
+    table[found:, 0, 2] = 1  # FN
+    counts = MatchCounts(["X"], table)
+    f = 2 * found / (found + N)
+    return {"macro": {"f": f}, "counts": counts.to_sparse(), "dev_curve": [[0, 0.0], [200, f]]}
+
+
+CANDIDATES = [Candidate("ner", "ner"), Candidate("spancat_singlelabel", "spancat_singlelabel"),
+              Candidate("sampled_spancat_uniform", "sampled_spancat", sampler="uniform")]
+
+
+def test_rank_recommends_a_method_clearly_better_than_the_best_builtin():
+    reports = {"ner": [report(10), report(12)], "spancat_singlelabel": [report(14), report(16)],
+               "sampled_spancat_uniform": [report(30), report(32)]}
+    advice = rank(CANDIDATES, reports, [0, 1])
+    assert advice.baseline == "spancat_singlelabel" and advice.recommended == "sampled_spancat_uniform"
+    top = advice.ranking[0]
+    # mean F1 difference: seed 0 (60/70 - 28/54), seed 1 (64/72 - 32/56), averaged
+    expected = ((60 / 70 - 28 / 54) + (64 / 72 - 32 / 56)) / 2
+    assert top.delta["delta"] == pytest.approx(expected) and top.delta["low"] > 0
+    assert [r.name for r in advice.ranking] == ["sampled_spancat_uniform", "spancat_singlelabel", "ner"]
+    assert advice.ranking[1].delta is None
+
+
+def test_rank_keeps_the_builtin_when_the_interval_includes_zero():
+    reports = {"ner": [report(20), report(20)], "spancat_singlelabel": [report(10), report(10)],
+               "sampled_spancat_uniform": [report(21), report(20)]}
+    advice = rank(CANDIDATES, reports, [0, 1])
+    assert advice.ranking[0].name == "sampled_spancat_uniform"
+    assert advice.recommended == "ner" and "includes 0" in advice.verdict
+
+
+def test_rank_needs_a_builtin():
+    with pytest.raises(ValueError, match="built-in"):
+        rank(CANDIDATES[2:], {"sampled_spancat_uniform": [report(1), report(2)]}, [0, 1])
