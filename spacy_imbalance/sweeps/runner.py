@@ -110,6 +110,9 @@ def _run_on_ray(
     finished: List[str] = []
 
     class Progress(tune.Callback):
+        def on_trial_start(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+            msg.text(f"started: {trial.config['trial']['name']}")
+
         def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
             done = by_metrics[trial.config["trial"]["metrics"]]
             finished.append(done.metrics)
@@ -130,7 +133,8 @@ def _run_on_ray(
             storage_path=str((storage or Path("training") / "ray").resolve()),
             callbacks=[Progress()],
             failure_config=tune.FailureConfig(max_failures=0),
-            verbose=1,
+            # our own progress lines (Progress) instead of Tune's tables of every trial's settings
+            verbose=0,
         ),
     )
     grid = tuner.fit()
