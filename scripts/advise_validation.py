@@ -100,10 +100,12 @@ def validate(corpus: str, p: float, budget: float, workers: int, seeds: List[int
     }
 
 
-def write_summary(corpora: List[str]) -> str:
+def write_summary() -> str:
+    """metrics/advise_validation.md from every corpus's advise_m*.json."""
     rows = []
-    for corpus in corpora:
-        for path in sorted((ROOT / "metrics" / corpus).glob("advise_m*.json")):
+    for folder in sorted(path for path in (ROOT / "metrics").iterdir() if path.is_dir()):
+        corpus = folder.name
+        for path in sorted(folder.glob("advise_m*.json")):
             r = read_json(path)
             d = r["recommended_minus_best"]
             delta = "– (the same)" if d is None else f"{100 * d['delta']:+.1f} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]"
@@ -147,7 +149,7 @@ def main(
                 out = ROOT / "metrics" / corpus / f"advise_{tag(p)}.json"
                 srsly.write_json(out, result, indent=2)
                 print(f"  advise: {result['recommended']}; best: {result['best']}; within the interval: {result['within_interval']}", flush=True)
-    print(write_summary(corpora))
+    print(write_summary())
 
 
 if __name__ == "__main__":

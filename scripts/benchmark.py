@@ -344,7 +344,7 @@ def main(
         )
 
     if trials:
-        print(f"Training {len(trials)} runs ({'one after another' if jobs <= 1 and address is None else f'{jobs} at a time'})", flush=True)
+        print(f"Training {len(trials)} runs", flush=True)
     run_trials(
         trials, workers=jobs, address=address, gpus_per_trial=1.0 if gpu_id >= 0 else 0.0,
         storage=root / training_dir / "ray", name=summary, on_done=done,

@@ -6,6 +6,7 @@ never the input), a config per candidate, the trials (resumable: a finished
 trial with the same config, seed and budget is not trained again), and the
 advice (advice.md, advice.json, advice.png, recommended.cfg).
 """
+import dataclasses
 import hashlib
 import json
 import math
@@ -84,18 +85,13 @@ def write_corpora(train: Sequence[Doc], dev: Sequence[Doc], out: Path) -> Tuple[
 def candidate_config(candidate: Candidate, settings: AdviseSettings, minutes: Optional[float]) -> str:
     """The candidate's config text: ``init-config`` with the encoder, and the
     time budget of a trial (None: the recommended config, without it)."""
-    overrides: Dict[str, Any] = {}
-    if settings.vectors is not None:
-        overrides["paths.vectors"] = settings.vectors
-    config = build_config(candidate.choice(settings.encoder, settings.lang))
-    if minutes is not None:
-        config["training"]["before_update"] = {"@callbacks": "spacy-imbalance.time_budget.v1", "minutes": round(minutes, 2)}
-    for key, value in overrides.items():
-        section, name = key.split(".")
-        config[section][name] = value
     choice = candidate.choice(settings.encoder, settings.lang)
+    if settings.vectors is not None:
+        choice = dataclasses.replace(choice, overrides={"paths.vectors": settings.vectors})
+    config = build_config(choice)
     header = [f"spacy-imbalance advise: {candidate.name} ({candidate.reason})", f"init-config {choice.command()}"]
     if minutes is not None:
+        config["training"]["before_update"] = {"@callbacks": "spacy-imbalance.time_budget.v1", "minutes": round(minutes, 2)}
         header.append(f"trained for {minutes:.2f} minutes per seed ([training.before_update])")
     return render(config, header=header)
 

@@ -1,3 +1,4 @@
+import dataclasses
 from pathlib import Path
 from typing import Optional
 
@@ -10,7 +11,7 @@ from ..corpus.conll import ConllFormatError
 from ..corpus.docs_io import load_docs
 from ..corpus.stats import corpus_stats
 from ..init_config.options import ENCODERS
-from ..sweeps import TrialFailed
+from ..sweeps import TrialFailed, use_ray
 from ._app import app, check_outputs_are_not_inputs, fail
 
 
@@ -31,12 +32,19 @@ def advise_cli(
     max_steps: int = typer.Option(20000, "--max-steps", help="The most steps of a trial (the time budget ends it first)"),
 ) -> None:
     """Train the methods that fit TRAIN for a short budget, rank them on DEV against spaCy's best built-in, and recommend one."""
-    settings = AdviseSettings(budget, seeds, encoder, vectors, lang, workers, address, gpu_id, max_steps)
+    settings = AdviseSettings(
+        budget_minutes=budget, seeds=seeds, encoder=encoder, vectors=vectors, lang=lang, workers=workers,
+        address=address, gpu_id=gpu_id, max_steps=max_steps,
+    )
     try:
         settings.check()
         miss_rate = read_miss_rate(audit) if audit is not None else None
-    except ValueError as err:
+        on_ray = use_ray(workers, address)
+    except (ValueError, ImportError) as err:
         fail(str(err))
+    if not on_ray:
+        # one after another: each trial's share of the budget is as for one worker
+        settings = dataclasses.replace(settings, workers=1)
     check_outputs_are_not_inputs([train_path, dev_path], [output / "corpus" / "train.spacy", output / "corpus" / "dev.spacy"])
     try:
         train, dev = load_docs(train_path), load_docs(dev_path)
@@ -53,7 +61,7 @@ def advise_cli(
     planned, minutes = plan_trials(candidates, settings, output, train_spacy, dev_spacy)
     msg.info(
         f"{len(candidates)} methods x {seeds} seeds, {minutes:.1f} minutes of training each "
-        f"({'one after another' if workers == 1 and address is None else f'{workers} at a time'}):"
+        f"({f'{settings.workers} at a time on Ray' if on_ray else 'one after another'}):"
     )
     for candidate in candidates:
         msg.text(f"  {candidate.name}: {candidate.reason}")

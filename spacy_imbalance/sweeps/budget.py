@@ -18,8 +18,9 @@ class TimeBudgetReached(Exception):
     """Raised before an update once the training's time budget is spent."""
 
 
-# how run_trial tells a budget stop from a failure in a training log (and the step)
-STOPPED_BY_BUDGET = re.compile(r"TimeBudgetReached\(.*ran out before step (\d+)")
+# how run_trial tells a budget stop from a failure in a training log, and the
+# step: in the traceback's last line, or spaCy's warning (which wraps lines)
+STOPPED_BY_BUDGET = re.compile(r"TimeBudgetReached\W+the\s+time\s+budget\s+of\s+[\d.]+\s+minutes\s+ran\s+out\s+before\s+step\s+(\d+)")
 
 
 @registry.callbacks("spacy-imbalance.time_budget.v1")

@@ -38,3 +38,20 @@ def test_run_trial_finishes_a_trial_its_budget_stopped(toy_corpus, tmp_path):
     assert 5 < report["steps_trained"] < 100000
     assert report["dev_curve"][-1][0] <= report["steps_trained"]
     assert 0.0 <= report["macro"]["f"] <= 1.0
+
+
+def test_budget_step_is_read_from_a_wrapped_warning_or_the_traceback(tmp_path):
+    from spacy_imbalance.sweeps.trial import _budget_step
+
+    log = tmp_path / "run.log"
+    # spaCy's warning wraps long lines; the traceback's last line does not
+    log.write_text(
+        "⚠ Aborting and saving the final best model. Encountered exception:\n"
+        "TimeBudgetReached('the time budget of 5.92 minutes ran out before step\n4001')\n"
+        "Traceback (most recent call last):\n"
+        "spacy_imbalance.sweeps.budget.TimeBudgetReached: the time budget of 5.92 minutes ran out before step 4001\n",
+        encoding="utf8",
+    )
+    assert _budget_step(log) == 4001
+    log.write_text("KeyError: 'x'\n", encoding="utf8")
+    assert _budget_step(log) is None
