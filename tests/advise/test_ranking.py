@@ -36,12 +36,16 @@ def test_rank_recommends_a_method_clearly_better_than_the_best_builtin():
     assert advice.ranking[1].delta is None
 
 
-def test_rank_keeps_the_builtin_when_the_interval_includes_zero():
+def test_rank_recommends_the_first_ranked_and_says_when_it_is_not_better():
     reports = {"ner": [report(20), report(20)], "spancat_singlelabel": [report(10), report(10)],
                "sampled_spancat_uniform": [report(21), report(20)]}
     advice = rank(CANDIDATES, reports, [0, 1])
-    assert advice.ranking[0].name == "sampled_spancat_uniform"
-    assert advice.recommended == "ner" and "includes 0" in advice.verdict
+    assert advice.baseline == "ner" and advice.recommended == "sampled_spancat_uniform"
+    assert "includes 0" in advice.verdict and "no method is better than `ner` here" in advice.verdict
+    # a built-in that ranks first is recommended as such
+    reports["ner"] = [report(30), report(30)]
+    advice = rank(CANDIDATES, reports, [0, 1])
+    assert advice.recommended == "ner" and advice.verdict.startswith("No method is better than spaCy's `ner`")
 
 
 def test_rank_needs_a_builtin():
