@@ -240,3 +240,29 @@ def test_compact_metrics_rewrites_only_the_counts(tmp_path):
     table = compact.MatchCounts.from_sparse(new["counts"]).table
     assert table[1, 0].tolist() == [1, 0, 0] and table[3, 1].tolist() == [0, 2, 1] and int(table.sum()) == 4
     assert srsly.read_json(tmp_path / "summary.json") == [1, 2]
+
+
+def test_advise_validation_reads_the_full_benchmark_of_a_setting(tmp_path, monkeypatch):
+    advise_validation = load("advise_validation")
+    monkeypatch.setattr(advise_validation, "ROOT", tmp_path)
+    folder = tmp_path / "metrics" / "c"
+    folder.mkdir(parents=True)
+    for name, f in [("ner-m50-s0", 0.1), ("ner-m50-s1", 0.2), ("uniform-m50-s0", 0.3), ("uniform-m50-s1", 0.4),
+                    ("top-m50-s0", 0.9), ("uniform-m0-s0", 0.5), ("uniform-m0-s1", 0.5)]:
+        srsly.write_json(folder / f"{name}.json", {"macro": {"f": f}})
+    runs = advise_validation.benchmark_runs("c", 0.5, [0, 1])
+    # top has no seed 1: not part of the full benchmark of these seeds
+    assert sorted(runs) == ["ner", "uniform"] and [r["macro"]["f"] for r in runs["uniform"]] == [0.3, 0.4]
+    assert advise_validation.tag(0.5) == "m50" and advise_validation.tag(0.0) == "m0"
+
+
+def test_advise_validation_wall_clock_spans_the_trials(tmp_path):
+    import os
+
+    advise_validation = load("advise_validation")
+    for name, end, seconds in [("a", 1000.0, 100.0), ("b", 1300.0, 250.0)]:
+        path = tmp_path / f"{name}.json"
+        srsly.write_json(path, {"train_seconds": seconds})
+        os.utime(path, (end, end))
+    # from the first start (900) to the last end (1300)
+    assert advise_validation.trials_wall_clock(tmp_path) == pytest.approx(400.0)
