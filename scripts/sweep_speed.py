@@ -45,8 +45,12 @@ def main(
     metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir"),
     only: str = typer.Option("", "--only", help="Comma-separated run names; runs only when empty or naming sweep-speed"),
 ) -> None:
+    out = ROOT / metrics_dir / corpus / "sweep_speed.json"
     if only.strip() and "sweep-speed" not in {name.strip() for name in only.split(",")}:
         print(f"--only {only}: the sweep-speed benchmark is not selected", flush=True)
+        if not out.with_suffix(".md").exists():  # the write-up includes it: say it has not run
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.with_suffix(".md").write_text("No sweep-speed run yet (`spacy project run sweep-speed`).\n", encoding="utf8")
         return
     if not ray_available():
         raise typer.BadParameter("needs Ray: pip install 'spacy-imbalance[ray]'", param_hint="--workers")
@@ -71,7 +75,6 @@ def main(
     same = scores[modes[0][0]] == scores[modes[1][0]]
     result = {"corpus": corpus, "configs": configs, "seeds": seeds, "max_steps": max_steps, "modes": rows,
               "same_scores": same}
-    out = ROOT / metrics_dir / corpus / "sweep_speed.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(out, result, indent=2)
     lines = [
