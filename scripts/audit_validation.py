@@ -387,7 +387,8 @@ def _cell(stats: Optional[Tuple[float, float, int]], column: str) -> str:
         return f"{m:.0f}" if m == round(m) else f"{m:.1f}"
     if column == "interval holds it":
         return f"{round(m * n)}/{n}"
-    return f"{100 * m:.1f} ± {100 * sd:.1f}"
+    # one seed has no spread to show
+    return f"{100 * m:.1f}" if n == 1 else f"{100 * m:.1f} ± {100 * sd:.1f}"
 
 
 def summary_markdown(
@@ -403,7 +404,7 @@ def summary_markdown(
         f"Each training entity removed with probability p, then looked for: the audit ({settings.get('folds')} folds, "
         f"{settings.get('steps')} steps, suspects at calibrated probability >= {settings.get('threshold')}) against "
         "cleanlab on the out-of-fold probabilities of a token_ner trained on the same folds. Mean ± std (%) over "
-        "the seeds of each row. P, R: the selected spans (audit suspects, cleanlab's flagged O runs) "
+        "the seeds of each row (a value alone: one seed). P, R: the selected spans (audit suspects, cleanlab's flagged O runs) "
         "against the removed entities, exact boundaries; P@k: the top k of each ranking, k = the number removed "
         "(= R@k; a ranking shorter than k, as cleanlab's flagged spans may be, misses the places it lacks); "
         "overlap: one shared token is enough. Removed, suspects, cleanlab spans: mean counts.",

@@ -51,13 +51,10 @@ def config_sha(root: Path, config: str) -> str:
 
 
 def parse_sets(sets: List[str]) -> Dict[str, str]:
-    overrides = {}
-    for item in sets:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
-        overrides[key.strip()] = value.strip()
-    return overrides
+    # strings until {seed} is filled in; overrides_for_load reads the values
+    from spacy_imbalance.cli._app import split_sets
+
+    return split_sets(sets)
 
 
 def with_seed(overrides: Dict[str, str], seed: int) -> Dict[str, str]:
@@ -135,15 +132,10 @@ def train_set_size(root: Path, config: str, corpus: str, seed: int, overrides: D
 
 
 def overrides_for_load(overrides: Dict[str, str]) -> Dict[str, object]:
-    """--set values as load_config wants them: JSON where they parse (numbers,
-    booleans, null), else strings, as spaCy's CLI does."""
-    parsed: Dict[str, object] = {}
-    for key, value in overrides.items():
-        try:
-            parsed[key] = srsly.json_loads(value)
-        except ValueError:
-            parsed[key] = value
-    return parsed
+    """--set values as load_config wants them, read as spaCy's CLI does."""
+    from spacy_imbalance.cli._app import setting_value
+
+    return {key: setting_value(value) for key, value in overrides.items()}
 
 
 def make_trial(

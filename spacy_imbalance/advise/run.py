@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -22,6 +23,7 @@ from ..corpus.stats import CorpusStats
 from ..init_config import build_config, config_fingerprint, render
 from ..init_config.options import ENCODERS
 from ..sweeps import Trial, run_trials
+from ..sweeps.trial import write_json_atomic
 from .candidates import Candidate
 
 # what a trial costs besides its training budget: starting, initialising, evaluating (CNN, 2 cores)
@@ -60,6 +62,15 @@ class AdviseSettings:
             raise ValueError(f"--encoder {self.encoder!r} is not one of {', '.join(ENCODERS)}")
         if self.vectors is not None and self.encoder != "vectors":
             raise ValueError(f"--vectors is for --encoder vectors, not {self.encoder}")
+        if self.max_steps < 1:
+            # spaCy reads max_steps = 0 as no limit: the budget would then be the only stop
+            raise ValueError(f"--max-steps must be >= 1, got {self.max_steps}")
+
+    def planned_minutes(self, n_trials: int) -> float:
+        """The wall-clock minutes the trials take: more than the budget when
+        each trial's share is below MIN_TRIAL_MINUTES."""
+        rounds = math.ceil(n_trials / self.workers)
+        return rounds * (self.trial_minutes(n_trials) + TRIAL_OVERHEAD_SECONDS / 60)
 
     def trial_minutes(self, n_trials: int) -> float:
         """Each trial's training time: the budget over the rounds of trials
@@ -68,18 +79,33 @@ class AdviseSettings:
         return max(MIN_TRIAL_MINUTES, (60 * self.budget_minutes / rounds - TRIAL_OVERHEAD_SECONDS) / 60)
 
 
-def write_corpora(train: Sequence[Doc], dev: Sequence[Doc], out: Path) -> Tuple[Path, Path]:
+def write_corpora(
+    train: Sequence[Doc], dev: Sequence[Doc], out: Path, sources: Tuple[str, str] = ("train", "dev")
+) -> Tuple[Path, Path]:
     """The corpora as the candidates train on them, in OUT/corpus: the gold
-    entities also in doc.spans["sc"] for the span categorizers."""
+    entities also in doc.spans["sc"] for the span categorizers. A ValueError
+    naming the corpus (``sources``) and document when a doc's "sc" group is
+    not its entities: the span candidates would learn and be ranked on other
+    gold than ner."""
     paths = []
-    for name, docs in (("train", train), ("dev", dev)):
+    for name, source, docs in (("train", sources[0], train), ("dev", sources[1], dev)):
         docs = list(docs)
+        for i, doc in enumerate(docs):
+            if SPANS_KEY in doc.spans and _spans(doc.spans[SPANS_KEY]) != _spans(doc.ents):
+                raise ValueError(
+                    f"{source}: document {i} has spans in doc.spans[{SPANS_KEY!r}] that are not its entities "
+                    f"(doc.ents); advise compares NER methods on doc.ents: remove that span group or make it the entities"
+                )
         copy_ents_to_spans([doc for doc in docs if SPANS_KEY not in doc.spans], SPANS_KEY)
         path = out / "corpus" / f"{name}.spacy"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_docbin(docs, path)
         paths.append(path)
     return paths[0], paths[1]
+
+
+def _spans(spans: Sequence[Any]) -> List[Tuple[int, int, str]]:
+    return sorted((span.start, span.end, span.label_) for span in spans)
 
 
 def candidate_config(candidate: Candidate, settings: AdviseSettings, minutes: Optional[float]) -> str:
@@ -101,6 +127,8 @@ def plan_trials(
 ) -> Tuple[List[Tuple[Candidate, int, Trial]], float]:
     """Every candidate x seed trial, and each one's training minutes."""
     minutes = settings.trial_minutes(len(candidates) * settings.seeds)
+    # the cores shared by the trials that run at once
+    threads = max(1, (os.cpu_count() or 1) // settings.workers)
     planned = []
     for candidate in candidates:
         config = out / "configs" / f"{candidate.name}.cfg"
@@ -112,7 +140,7 @@ def plan_trials(
                 output=str(out / "trials" / f"{candidate.name}-s{seed}"),
                 metrics=str(out / "trials" / f"{candidate.name}-s{seed}.json"),
                 train=str(train), dev=str(dev), test=str(dev), seed=seed, max_steps=settings.max_steps,
-                gpu_id=settings.gpu_id,
+                gpu_id=settings.gpu_id, threads=threads,
             )
             planned.append((candidate, seed, trial))
     return planned, minutes
@@ -125,12 +153,22 @@ def trial_key(trial: Trial) -> str:
     for path in (trial.train, trial.dev):
         digest.update(Path(path).read_bytes())
     config = config_fingerprint(Path(trial.config).read_text(encoding="utf8"))
-    return f"{digest.hexdigest()[:16]}-{config[:16]}-s{trial.seed}-{trial.max_steps}"
+    # a GPU trial differs from a CPU one (CuPy's random streams): not reused for the other
+    device = f"-gpu{trial.gpu_id}" if trial.gpu_id >= 0 else ""
+    return f"{digest.hexdigest()[:16]}-{config[:16]}-s{trial.seed}-{trial.max_steps}{device}"
 
 
 def finished(trial: Trial) -> bool:
+    """Whether ``trial`` has a report with its key; a report that cannot be
+    read (a run stopped while writing it) is trained again."""
     path = Path(trial.metrics)
-    return path.exists() and srsly.read_json(path).get("advise_key") == trial_key(trial)
+    if not path.exists():
+        return False
+    try:
+        report = srsly.read_json(path)
+    except ValueError:
+        return False
+    return report.get("advise_key") == trial_key(trial)
 
 
 def run_candidates(
@@ -142,7 +180,7 @@ def run_candidates(
 
     def record(trial: Trial, report: Dict[str, Any], n_done: int, n_all: int) -> None:
         report["advise_key"] = trial_key(trial)
-        srsly.write_json(trial.metrics, report, indent=0)
+        write_json_atomic(Path(trial.metrics), report)
         if on_done is not None:
             on_done(trial, report, n_done, n_all)
 
@@ -160,12 +198,15 @@ def read_miss_rate(audit: Path) -> Dict[str, Any]:
     path = audit / "summary.json"
     if not path.is_file():
         raise ValueError(f"--audit {audit}: no summary.json there; give the output folder of spacy-imbalance audit")
-    # the standard library's reader: srsly reads 0.3 back as 0.30000000000000004
-    summary = json.loads(path.read_text(encoding="utf8"))
+    try:
+        # the standard library's reader: srsly reads 0.3 back as 0.30000000000000004
+        summary = json.loads(path.read_text(encoding="utf8"))
+    except ValueError as err:
+        raise ValueError(f"--audit {audit}: {path} is not valid JSON ({err})") from None
     total = next((row for row in summary.get("labels", []) if row.get("label") == "total"), None)
-    if total is None:
-        raise ValueError(f"--audit {audit}: {path} has no overall (total) miss rate")
-    return {"rate": total["rate"], "interval": [total["rate_low"], total["rate_high"]]}
+    if total is None or not all(key in total for key in ("rate", "rate_low", "rate_high")):
+        raise ValueError(f"--audit {audit}: {path} has no overall (total) miss rate with its interval")
+    return {"rate": total["rate"], "interval": [total["rate_low"], total["rate_high"]], "n_docs": summary.get("n_docs")}
 
 
 def stats_rows(stats: CorpusStats, miss_rate: Optional[Dict[str, Any]]) -> List[Tuple[str, str]]:

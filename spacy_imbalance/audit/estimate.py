@@ -10,27 +10,33 @@ sum to the number of true spans in every block (what the estimate needs).
 
 **The estimate**, with a complete dev set (``method = "dev"``): each fold's
 map is fitted on that fold model's decoded dev spans, outcome = the span is a
-gold entity (exact boundaries). Applied to the suspects (decoded spans of the
-training corpus that touch no annotated entity) it gives each one's
-probability of being a missing entity g(s). Their sum counts only the
-missing entities the decoding finds with exact boundaries; on dev the same
-decoding finds a share R of the gold entities (the folds' *decoding recall*,
+gold entity (exact boundaries), so g(s) = P(entity | s) at dev's share of
+entities among decoded spans. The suspects (decoded spans of the training
+corpus that touch no annotated entity) hold far fewer entities than that, so
+g overstates their probability; the label-shift EM of Saerens, Latinne and
+Decaestecker (2002) re-estimates their share of entities, assuming that
+entities and non-entities score as they do on dev, and gives each suspect's
+probability of being a missing entity. Their sum counts only the missing
+entities the decoding finds with exact boundaries; on dev the same decoding
+finds a share R of the gold entities (the folds' *decoding recall*,
 typically 0.55-0.7), so the expected number of missing entities is
-M = sum g(s) / R, split over types by the model's label distribution
-q_l(span), and the miss rate is r = M / (A + M) with A the annotated
-entities. This assumes only that the model is as calibrated, and finds
-entities as well, on the held-out training folds as on dev.
+M = sum / R, split over types by the model's label distribution q_l(span),
+and the miss rate is r = M / (A + M) with A the annotated entities.
 
 Without a dev set (``method = "self"``) the only outcomes are the training
 annotations themselves. Each fold's map is fitted on its own held-out fold,
-decoded without blocking the annotations, outcome = the span is annotated.
-If entities are missing at random with rate r, that map is (1 - r) times the
-true one, and summing it over the suspects gives S = (1 - r) M = r A, so
-r = S / A and M = r A / (1 - r); a suspect's probability is g(s) / (1 - r).
-The decoding recall R is then the share of the fold's annotated entities that
-its decoding finds, and divides the sum as above.
-Annotators who miss some kinds of entities more than others break the
-missing-at-random assumption; a dev set does not need it.
+decoded without blocking the annotations, outcome = the span is annotated:
+g(s) = P(annotated | s). If entities are missing at random, a span is an
+entity with probability ((1 - c) / c) g / (1 - g) (Elkan and Noto 2008),
+where c = P(annotated | entity) is estimated as the mean of g over the
+annotated spans. That estimate equals c only when the model's scores
+separate entities from non-entities; where they overlap it is below c, so
+the miss rate is *overstated*: without a dev set the estimate is an upper
+bound (under missing at random), and a test shows by how much it can be.
+The decoding recall R is the share of the fold's annotated entities that its
+decoding finds, and divides the sum as above. Annotators who miss some kinds
+of entities more than others break the missing-at-random assumption; a dev
+set does not need it.
 
 **The interval** is a percentile bootstrap over documents: each replicate
 resamples the training documents (and the dev documents, independently),
@@ -294,8 +300,9 @@ def estimate_miss_rate(
     if method == "self":
         notes.append(
             "No dev set: the calibration is fitted on the training annotations themselves, and the estimate "
-            "assumes that entities are missing at random (spacy_imbalance.audit.estimate). Give --dev, a "
-            "completely annotated sample, to drop that assumption."
+            "assumes that entities are missing at random; where the model's scores of entities and non-entities "
+            "overlap it overstates the miss rate (an upper bound; spacy_imbalance.audit.estimate). Give --dev, a "
+            "completely annotated sample, to drop both."
         )
     return MissRate(
         method=method,

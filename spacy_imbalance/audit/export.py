@@ -163,7 +163,8 @@ def summary_markdown(data: Dict[str, Any]) -> str:
         f"{data['n_docs']} documents, {data['folds']}-fold cross-fitting (seed {data['seed']}); calibration: "
         + ("the dev set" if data["method"] == "dev" else "the training annotations (no dev set)")
         + f". Suspects: unannotated spans with a calibrated probability >= {data['threshold']:g}. "
-        f"Intervals: {level} % percentile bootstrap over documents ({data['n_resamples']} resamples).",
+        + (f"Intervals: {level} % percentile bootstrap over documents ({data['n_resamples']} resamples)."
+           if data["n_resamples"] else "No intervals (--resamples 0): each interval is its point estimate."),
         "",
         "| type | annotated | suspects | expected missing | miss rate |",
         "| --- | --: | --: | --: | --: |",

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tupl
 
 from spacy.tokens import Doc
 
-from ..corpus.docs_io import write_docbin
+from ..corpus.docs_io import write_docbin, write_text_atomic
 
 PLAN_FILE = "plan.json"
 FOLD_FILE = "fold.json"
@@ -45,7 +45,7 @@ class FoldPlan:
         return [i for i, f in enumerate(self.assignment) if f != fold]
 
     def to_disk(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self)) + "\n", encoding="utf8")
+        write_text_atomic(path, json.dumps(asdict(self)) + "\n")
 
     @classmethod
     def from_disk(cls, path: Path) -> "FoldPlan":
@@ -100,7 +100,10 @@ def prepare_plan(folder: Path, docs: Sequence[Doc], k: int, seed: int, settings:
     plan = FoldPlan(k, seed, assign_folds([doc_key(doc) for doc in docs], k, seed), fingerprint(docs, {**settings, "k": k, "seed": seed}))
     path = folder / PLAN_FILE
     if path.exists():
-        saved = FoldPlan.from_disk(path)
+        try:
+            saved = FoldPlan.from_disk(path)
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{path} cannot be read ({err!r}): delete {folder} to start over") from None
         if saved != plan:
             raise ValueError(
                 f"{folder} holds folds of another audit (other documents, --folds, --seed or training settings). "
@@ -117,11 +120,16 @@ def fold_dir(folder: Path, fold: int) -> Path:
 
 
 def fold_done(folder: Path, plan: FoldPlan, fold: int) -> bool:
-    """Whether fold ``fold`` finished training under this plan."""
+    """Whether fold ``fold`` finished training under this plan: its record
+    matches and its model is there (a record that cannot be read, or a
+    deleted model, means training it again)."""
     path = fold_dir(folder, fold) / FOLD_FILE
-    if not path.exists():
+    if not path.exists() or not (fold_dir(folder, fold) / "model-best" / "config.cfg").exists():
         return False
-    record = json.loads(path.read_text(encoding="utf8"))
+    try:
+        record = json.loads(path.read_text(encoding="utf8"))
+    except ValueError:
+        return False
     return record.get("fingerprint") == plan.fingerprint and record.get("trained") == plan.trained(fold)
 
 
@@ -187,7 +195,7 @@ def train_fold(
         "checkpoint_docs": dev_ids,
         "scored": plan.scored(fold),
     }
-    (out / FOLD_FILE).write_text(json.dumps(record) + "\n", encoding="utf8")
+    write_text_atomic(out / FOLD_FILE, json.dumps(record) + "\n")
     return model
 
 

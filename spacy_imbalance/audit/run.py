@@ -31,6 +31,10 @@ class CalibrationDoc:
     n_reference: int
 
 
+# fewer resamples than this give a 95 % percentile interval from a handful of tail values
+MIN_RESAMPLES = 100
+
+
 @dataclass
 class AuditSettings:
     """The audit's settings (the CLI's options)."""
@@ -48,11 +52,15 @@ class AuditSettings:
         if not 0.0 < self.threshold < 1.0:
             raise ValueError(f"--threshold must be in (0, 1) (a calibrated probability), got {self.threshold}")
         if not 0.0 < self.floor < 0.5:
-            raise ValueError(f"--floor must be in (0, 0.5), got {self.floor}")
-        if self.n_resamples < 0:
-            raise ValueError(f"--resamples must be >= 0, got {self.n_resamples}")
+            raise ValueError(f"AuditSettings.floor must be in (0, 0.5), got {self.floor}")
+        if self.n_resamples != 0 and self.n_resamples < MIN_RESAMPLES:
+            raise ValueError(
+                f"--resamples must be >= {MIN_RESAMPLES} for a percentile interval (or 0: no interval), got {self.n_resamples}"
+            )
+        if self.seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {self.seed}")
         if self.batch_size < 1:
-            raise ValueError(f"--batch-size must be >= 1, got {self.batch_size}")
+            raise ValueError(f"AuditSettings.batch_size must be >= 1, got {self.batch_size}")
 
 
 @dataclass
@@ -96,6 +104,30 @@ def check_corpus(docs: Sequence[Doc], source: str) -> None:
         raise ValueError(f"{source} has no annotated entity: the audit learns what an entity is from the annotations")
 
 
+def check_config(config: Path, overrides: Dict[str, Any], component: str) -> None:
+    """Before any fold trains: ``component`` is a sampled_spancat of
+    ``config`` that learns from doc.ents (the audit blocks, counts and
+    fingerprints the entities, so gold from a span group would be another
+    corpus), and the per-fold paths are the audit's to set."""
+    from spacy.util import load_config
+
+    taken = sorted(key for key in overrides if key in ("paths.train", "paths.dev"))
+    if taken:
+        raise ValueError(f"{', '.join('--' + key for key in taken)}: the audit sets the training and dev paths of each fold itself")
+    try:
+        cfg = load_config(config, overrides=overrides, interpolate=False)
+    except Exception as err:  # spaCy's ConfigValidationError, or a file that does not parse
+        raise ValueError(f"--config {config} cannot be read: {err}") from None
+    block = cfg.get("components", {}).get(component)
+    if block is None or block.get("factory") != "sampled_spancat":
+        raise ValueError(f"--config {config} has no sampled_spancat component named {component!r} (--component)")
+    if block.get("gold_key") is not None:
+        raise ValueError(
+            f"--config {config}: [components.{component}] gold_key = {block['gold_key']!r}; the audit looks for "
+            "entities missing from doc.ents, so its model must learn from doc.ents (gold_key = null)"
+        )
+
+
 def run_audit(
     train_docs: Sequence[Doc],
     dev_docs: Optional[Sequence[Doc]],
@@ -106,14 +138,23 @@ def run_audit(
     settings: AuditSettings,
     gpu_id: int = -1,
     trainer: Trainer = spacy_trainer,
+    train_source: str = "the training corpus",
+    dev_source: str = "the dev corpus",
 ) -> AuditResult:
     """Train the folds (resumable), score every training document with the
     model that did not see it, calibrate, estimate, select the suspects."""
     settings.check()
-    check_corpus(train_docs, "the training corpus")
+    check_config(Path(config), overrides, settings.component)
+    check_corpus(train_docs, train_source)
     if dev_docs is not None:
-        check_corpus(dev_docs, "the dev corpus")
+        check_corpus(dev_docs, dev_source)
     labels = corpus_labels(train_docs, dev_docs)
+    dev_only = sorted(set(labels) - set(corpus_labels(train_docs)))
+    if dev_only:
+        msg.warn(
+            f"{dev_source} has types {train_source} never annotates: {', '.join(dev_only)}. The fold models cannot "
+            "learn them, so none of their missing entities is found, and their dev entities lower the decoding recall"
+        )
     folder = out / "folds"
     shaping = {
         # what the config says, not how it is written: editing a comment keeps the folds

@@ -1,8 +1,9 @@
 import os
 import re
 from pathlib import Path
-from typing import Dict, Iterable, NoReturn, Optional
+from typing import Any, Dict, Iterable, List, NoReturn, Optional
 
+import srsly
 import typer
 from thinc.api import require_gpu
 from wasabi import msg
@@ -20,6 +21,28 @@ def fail(message: str) -> NoReturn:
     """Print a clear message and exit with code 1, instead of a traceback."""
     msg.fail(message)
     raise typer.Exit(1)
+
+
+def split_sets(sets: List[str]) -> Dict[str, str]:
+    """--set KEY=VALUE options as {KEY: VALUE}, the values still strings."""
+    overrides: Dict[str, str] = {}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
+        if key.strip() in overrides:
+            raise typer.BadParameter(f"{key.strip()} is set twice; set it once", param_hint="--set")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def setting_value(value: str) -> Any:
+    """A --set value as spaCy's CLI overrides read it: JSON where it parses
+    (numbers, booleans, null, lists), else the string."""
+    try:
+        return srsly.json_loads(value)
+    except ValueError:
+        return value
 
 
 def use_gpu(gpu_id: int) -> None:
@@ -61,6 +84,12 @@ def check_save_target(model: Path, output: Optional[Path], in_place: bool, what:
         fail("--output and --in-place exclude each other: --in-place saves into MODEL")
     if output is not None and output.resolve() == model.resolve():
         fail(f"--output {output} is MODEL itself: use --in-place to save the tuned thresholds into it")
+
+
+def check_not_a_file(output: Optional[Path], option: str = "--output") -> None:
+    """A folder output that exists as a file: an error, not a traceback."""
+    if output is not None and output.exists() and not output.is_dir():
+        fail(f"{option} {output} is a file: give a folder")
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -12,7 +12,7 @@ from ..corpus.docs_io import load_docs
 from ..corpus.stats import corpus_stats
 from ..init_config.options import ENCODERS
 from ..sweeps import TrialFailed, use_ray
-from ._app import app, check_outputs_are_not_inputs, fail
+from ._app import app, check_not_a_file, check_outputs_are_not_inputs, fail
 
 
 @app.command("advise")
@@ -45,6 +45,9 @@ def advise_cli(
     if not on_ray:
         # one after another: each trial's share of the budget is as for one worker
         settings = dataclasses.replace(settings, workers=1)
+    elif gpu_id >= 0:
+        msg.warn(f"Each trial takes a whole GPU: with fewer than {workers} GPUs they wait for one another, and take longer than --budget")
+    check_not_a_file(output)
     check_outputs_are_not_inputs([train_path, dev_path], [output / "corpus" / "train.spacy", output / "corpus" / "dev.spacy"])
     try:
         train, dev = load_docs(train_path), load_docs(dev_path)
@@ -53,22 +56,38 @@ def advise_cli(
     for name, docs in ((train_path, train), (dev_path, dev)):
         if not any(doc.ents for doc in docs):
             fail(f"{name} has no entities (doc.ents) to learn or rank on")
+    if train_path.resolve() == dev_path.resolve():
+        msg.warn(f"TRAIN and DEV are the same file ({train_path}): the ranking measures fit to the training data, not generalisation")
+    if miss_rate is not None and miss_rate.get("n_docs") not in (None, len(train)):
+        fail(f"--audit {audit} audited {miss_rate['n_docs']} documents, {train_path} has {len(train)}: run the audit on TRAIN")
     stats = corpus_stats(train)
     rows = stats_rows(stats, miss_rate)
     msg.table(rows, header=("corpus", str(train_path)), aligns=("l", "r"), divider=True)
     candidates, left_out = select_candidates(stats, encoder, None if miss_rate is None else miss_rate["rate"])
-    train_spacy, dev_spacy = write_corpora(train, dev, output)
-    planned, minutes = plan_trials(candidates, settings, output, train_spacy, dev_spacy)
+    try:
+        train_spacy, dev_spacy = write_corpora(train, dev, output, sources=(str(train_path), str(dev_path)))
+        planned, minutes = plan_trials(candidates, settings, output, train_spacy, dev_spacy)
+    except ImportError as err:
+        fail(f"--encoder {encoder} needs a package that is not installed: {err}")
+    except (OSError, ValueError) as err:
+        fail(str(err))
     msg.info(
         f"{len(candidates)} methods x {seeds} seeds, {minutes:.1f} minutes of training each "
         f"({f'{settings.workers} at a time on Ray' if on_ray else 'one after another'}):"
     )
+    planned_minutes = settings.planned_minutes(len(planned))
+    if planned_minutes > budget * 1.05:
+        msg.warn(
+            f"--budget {budget:g} is too short for {len(planned)} trials: each trains at least "
+            f"{minutes:.1f} minutes, so the trials take about {planned_minutes:.0f} minutes"
+        )
     for candidate in candidates:
         msg.text(f"  {candidate.name}: {candidate.reason}")
 
     def progress(trial, report, n_done: int, n_all: int) -> None:
         curve = report.get("dev_curve") or [[0, 0.0]]
-        msg.text(f"[{n_done}/{n_all}] {trial.name}: dev macro-F1 {100 * report['macro']['f']:.1f} ({curve[-1][0]} steps)")
+        steps = report.get("steps_trained", curve[-1][0])
+        msg.text(f"[{n_done}/{n_all}] {trial.name}: dev macro-F1 {100 * report['macro']['f']:.1f} ({steps} steps)")
 
     try:
         reports = run_candidates(planned, settings, output, on_done=progress)

@@ -9,7 +9,7 @@ from ..audit.export import SPANS_KEY, write_outputs
 from ..audit.estimate import TOTAL
 from ..audit.run import AuditSettings, run_audit
 from ..corpus.docs_io import load_docs
-from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+from ._app import app, check_not_a_file, check_outputs_are_not_inputs, fail, use_gpu
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "audit" / "default.cfg"
 # the default model on frozen all-MiniLM-L6-v2 features (written by scripts/write_configs.py from configs/recipes.yml)
@@ -47,6 +47,8 @@ def audit_cli(
             fail("--features replaces the default config's embeddings: give it without --config and --vectors")
         config = FEATURES_CONFIG
     if vectors is not None:
+        if "paths.vectors" in overrides:
+            fail("--vectors and --paths.vectors both set the vectors: give one")
         if config != DEFAULT_CONFIG:
             fail("--vectors applies to the default config; with --config set [initialize] vectors and include_static_vectors in it (or --paths.vectors)")
         overrides = {
@@ -56,9 +58,10 @@ def audit_cli(
         }
     if not config.exists():
         fail(f"No such config file: {config} (--config)")
-    if output.exists() and not output.is_dir():
-        fail(f"--output {output} is a file; give a folder")
+    check_not_a_file(output)
     check_outputs_are_not_inputs([p for p in (train_path, dev_path, config) if p is not None], [output])
+    if dev_path is not None and dev_path.resolve() == train_path.resolve():
+        fail(f"--dev {dev_path} is TRAIN: the dev set must be a completely annotated sample apart from it")
     for inside in (train_path, dev_path):
         if inside is not None and output.resolve() in inside.resolve().parents:
             fail(f"--output {output} contains the input {inside}: the audit writes into that folder; give another one")
@@ -71,11 +74,17 @@ def audit_cli(
         dev_docs = load_docs(dev_path) if dev_path is not None else None
     except (OSError, ValueError) as err:
         fail(str(err))
+    taken = next((i for i, doc in enumerate(train_docs) if spans_key in doc.spans), None)
+    if taken is not None:
+        fail(f"{train_path}: document {taken} already has doc.spans[{spans_key!r}]; choose another --spans-key, so that it is not overwritten")
     use_gpu(gpu_id)
     try:
-        result = run_audit(train_docs, dev_docs, output, config=config, overrides=overrides, settings=settings, gpu_id=gpu_id)
+        result = run_audit(
+            train_docs, dev_docs, output, config=config, overrides=overrides, settings=settings, gpu_id=gpu_id,
+            train_source=str(train_path), dev_source=str(dev_path),
+        )
         paths = write_outputs(train_docs, result, output, spans_key=spans_key, html_limit=html_limit)
-    except ValueError as err:
+    except (OSError, ValueError) as err:
         fail(str(err))
     total = result.miss_rate.row(TOTAL)
     msg.good(

@@ -2,7 +2,6 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import srsly
 import typer
 from wasabi import msg
 
@@ -10,7 +9,7 @@ from .. import __version__
 from ..init_config import ConfigChoice, build_config, render, validate_config
 from ..init_config.encoders import DESCRIPTIONS
 from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
-from ._app import app, fail
+from ._app import app, fail, setting_value, split_sets
 
 # what each encoder needs beyond the package, for a clear message
 EXTRAS = {"features": "minilm", "transformer": "transformers,minilm"}
@@ -40,6 +39,8 @@ def init_config_cli(
         encoder=encoder or ("transformer" if gpu else "cnn"), lang=lang, overrides=parse_sets(sets),
     )
     to_stdout = str(output) == "-"
+    if not to_stdout and output.is_dir():
+        fail(f"{output} is a folder: give the path of the config file, e.g. {output / 'config.cfg'}")
     if not to_stdout and output.exists() and not force:
         fail(f"{output} exists: give another path, or --force to replace it")
     try:
@@ -49,7 +50,9 @@ def init_config_cli(
     try:
         validate_config(config)
     except ImportError as err:
-        fail(f"--encoder {choice.encoder} needs `pip install spacy-imbalance[{EXTRAS.get(choice.encoder, '')}]`: {err}")
+        if choice.encoder in EXTRAS:
+            fail(f"--encoder {choice.encoder} needs `pip install spacy-imbalance[{EXTRAS[choice.encoder]}]`: {err}")
+        fail(f"The config needs a package that is not installed: {err}")
     except Exception as err:  # spaCy's ConfigValidationError and the errors of factories and architectures
         fail(f"The config is not valid: {err}")
     text = render(config, header=[f"spacy-imbalance {__version__} init-config {choice.command()}"])
@@ -67,15 +70,5 @@ def init_config_cli(
 
 
 def parse_sets(sets: List[str]) -> Dict[str, Any]:
-    """--set KEY=VALUE pairs; values read as JSON where they parse (numbers,
-    booleans, null, lists), else as strings, as spaCy's CLI overrides."""
-    overrides: Dict[str, Any] = {}
-    for item in sets:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
-        try:
-            overrides[key.strip()] = srsly.json_loads(value.strip())
-        except ValueError:
-            overrides[key.strip()] = value.strip()
-    return overrides
+    """--set KEY=VALUE pairs, the values read as spaCy's CLI overrides."""
+    return {key: setting_value(value) for key, value in split_sets(sets).items()}

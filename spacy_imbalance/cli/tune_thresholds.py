@@ -15,7 +15,7 @@ from ..pipeline.tagging.thresholds import (
     search_thresholds,
     set_pipeline_thresholds,
 )
-from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
+from ._app import app, check_not_a_file, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
 
 
 @app.command("tune-thresholds")
@@ -40,6 +40,7 @@ def tune_thresholds_cli(
     """
     check_save_target(model, output, in_place, "tuned")
     check_outputs_are_not_inputs([model, data_path], [output, plot])
+    check_not_a_file(output)
     try:
         grid = default_grid(step, setting="--step")
     except ValueError as err:

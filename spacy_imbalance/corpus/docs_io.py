@@ -65,6 +65,19 @@ def write_docbins(parts: Dict[Path, Iterable[Doc]]) -> Dict[Path, int]:
     return sizes
 
 
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file: a process stopped
+    while writing leaves the old file or none, never half of one (records
+    that resuming reads back)."""
+    tmp = _create_temp_file(path)
+    try:
+        Path(tmp).write_text(text, encoding="utf8")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def _create_temp_file(path: Path) -> str:
     """A new empty file beside ``path``, to be renamed to it. Unlike mkstemp's
     (always 0600) it gets the mode of any file written in place, 0666 less

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from spacy.util import get_lang_class
 from thinc.api import Config
 
 from .encoders import apply_encoder
@@ -43,6 +44,10 @@ class ConfigChoice:
         not apply to the component."""
         _one_of("--component", self.component, COMPONENTS)
         _one_of("--encoder", self.encoder, ENCODERS)
+        try:
+            get_lang_class(self.lang)
+        except ImportError:
+            raise ValueError(f"--lang {self.lang!r} is not a language spaCy knows (e.g. en, de, nl, xx)") from None
         if self.sampler is not None:
             if self.component != "sampled_spancat":
                 raise ValueError(f"--sampler chooses sampled_spancat's negatives; --component {self.component} has none")
@@ -131,6 +136,8 @@ def set_overrides(config: Config, overrides: Dict[str, Any]) -> Config:
     when its section does not exist (a typo would otherwise add a new one)."""
     for key, value in overrides.items():
         *path, name = key.split(".")
+        if not path:
+            raise ValueError(f"--set {key}: name a setting within its section, e.g. training.max_steps")
         node: Any = config
         for i, part in enumerate(path):
             if not isinstance(node, dict) or part not in node:

@@ -110,9 +110,17 @@ def run_trial(trial: Trial) -> Dict[str, Any]:
             **({"steps_trained": budget_step} if stopped_by_budget else {}),
         }
     )
-    srsly.write_json(metrics, report, indent=0)  # compact: reports hold per-sentence counts
+    write_json_atomic(metrics, report)
     # as read back (JSON keeps 10 digits): the same report here and from a Ray worker
     return srsly.read_json(metrics)
+
+
+def write_json_atomic(path: Path, data: Dict[str, Any]) -> None:
+    """Compact JSON (reports hold per-sentence counts), never half written."""
+    # imported here: docs_io imports spaCy, which a runner whose trials are all finished never needs
+    from ..corpus.docs_io import write_text_atomic
+
+    write_text_atomic(Path(path), srsly.json_dumps(data, indent=0) + "\n")
 
 
 def _budget_step(log: Path) -> Optional[int]:

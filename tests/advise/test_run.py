@@ -1,14 +1,16 @@
 """advise's plan and run: each trial's share of the budget, configs that are
 init-config's with a time budget, and a resumable end-to-end run."""
+import hashlib
 import re
 
 import pytest
+from spacy.tokens import Span
 import srsly
 from spacy.util import load_config
 from typer.testing import CliRunner
 
 from spacy_imbalance.advise import AdviseSettings, Candidate
-from spacy_imbalance.advise.run import candidate_config, read_miss_rate
+from spacy_imbalance.advise.run import candidate_config, finished, plan_trials, read_miss_rate, trial_key, write_corpora
 from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.default_corpus import default_corpus_path
@@ -27,6 +29,7 @@ def test_trial_minutes_share_the_budget_among_rounds_of_workers():
 @pytest.mark.parametrize("settings, named", [
     (AdviseSettings(seeds=1), "--seeds"), (AdviseSettings(budget_minutes=0), "--budget"),
     (AdviseSettings(encoder="elmo"), "--encoder"), (AdviseSettings(vectors="en_core_web_lg"), "--vectors"),
+    (AdviseSettings(max_steps=0), "--max-steps"), (AdviseSettings(workers=0), "--workers"),
 ])
 def test_settings_name_the_bad_option(settings, named):
     with pytest.raises(ValueError, match=named):
@@ -53,8 +56,58 @@ def load_config_text(text):
 def test_read_miss_rate_names_a_folder_without_an_audit(tmp_path):
     with pytest.raises(ValueError, match="summary.json"):
         read_miss_rate(tmp_path)
-    srsly.write_json(tmp_path / "summary.json", {"labels": [{"label": "total", "rate": 0.3, "rate_low": 0.2, "rate_high": 0.4}]})
-    assert read_miss_rate(tmp_path) == {"rate": 0.3, "interval": [0.2, 0.4]}
+    (tmp_path / "summary.json").write_text("{not json", encoding="utf8")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        read_miss_rate(tmp_path)
+    srsly.write_json(tmp_path / "summary.json", {"labels": [{"label": "total", "rate": 0.3}]})
+    with pytest.raises(ValueError, match="interval"):
+        read_miss_rate(tmp_path)
+    srsly.write_json(tmp_path / "summary.json", {"n_docs": 7, "labels": [{"label": "total", "rate": 0.3, "rate_low": 0.2, "rate_high": 0.4}]})
+    assert read_miss_rate(tmp_path) == {"rate": 0.3, "interval": [0.2, 0.4], "n_docs": 7}
+
+
+def test_planned_minutes_say_when_the_floor_exceeds_the_budget():
+    # 4 trials in 20 minutes, one at a time: 5 minutes each, overhead included
+    assert AdviseSettings(budget_minutes=20).planned_minutes(4) == pytest.approx(20)
+    # 50 trials of at least 0.5 minutes plus 45 s each: 62.5 minutes, not 1
+    assert AdviseSettings(budget_minutes=1).planned_minutes(50) == pytest.approx(62.5)
+
+
+def _docs(n):
+    docs, _ = conll_to_docs(default_corpus_path())
+    return [doc for doc in docs if doc.ents][:n]
+
+
+def test_write_corpora_copies_the_entities_and_refuses_other_span_gold(tmp_path):
+    train, dev = _docs(4), _docs(2)
+    train_path, _ = write_corpora(train, dev, tmp_path / "a")
+    from spacy_imbalance.corpus.docs_io import load_docs
+
+    for doc in load_docs(train_path):
+        assert [(s.start, s.end, s.label_) for s in doc.spans["sc"]] == [(e.start, e.end, e.label_) for e in doc.ents]
+    # a span group that is not the entities: the span methods would learn other gold than ner
+    other = _docs(4)
+    other[2].spans["sc"] = [Span(other[2], 0, 1, "thing")]
+    with pytest.raises(ValueError, match=r"my_train.spacy: document 2"):
+        write_corpora(other, dev, tmp_path / "b", sources=("my_train.spacy", "my_dev.spacy"))
+
+
+def test_a_trial_is_reused_only_with_its_key_and_a_readable_report(tmp_path):
+    train, dev = write_corpora(_docs(4), _docs(2), tmp_path)
+    candidates = [Candidate("ner", "ner")]
+    cpu_trial = plan_trials(candidates, AdviseSettings(), tmp_path, train, dev)[0][0][2]
+    gpu_trial = plan_trials(candidates, AdviseSettings(gpu_id=0), tmp_path, train, dev)[0][0][2]
+    # the same corpora, config and seed; a GPU trial is not a CPU trial's result
+    assert trial_key(cpu_trial) != trial_key(gpu_trial)
+    report = tmp_path / "trials" / "ner-s0.json"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    assert not finished(cpu_trial)
+    report.write_text('{"advise_key": "' + trial_key(cpu_trial) + '", "macro"', encoding="utf8")  # cut off while written
+    assert not finished(cpu_trial)
+    srsly.write_json(report, {"advise_key": "another"})
+    assert not finished(cpu_trial)
+    srsly.write_json(report, {"advise_key": trial_key(cpu_trial)})
+    assert finished(cpu_trial)
 
 
 @pytest.mark.slow
@@ -62,25 +115,42 @@ def test_advise_ranks_recommends_writes_and_resumes(tmp_path):
     docs, _ = conll_to_docs(default_corpus_path())
     write_docbin(docs[:150], tmp_path / "train.spacy")
     write_docbin(docs[150:200], tmp_path / "dev.spacy")
+    inputs = {name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in ("train.spacy", "dev.spacy")}
     out = tmp_path / "advice"
     args = ["advise", str(tmp_path / "train.spacy"), str(tmp_path / "dev.spacy"), "-o", str(out), "--budget", "1", "--max-steps", "4"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     text = " ".join(ANSI.sub("", result.output).split())
-    assert "[8/8]" in text and "Recommended:" in text
+    assert "[8/8]" in text
     advice = srsly.read_json(out / "advice.json")
-    assert [r["name"] for r in advice["ranking"]][0] in text
+    assert f"Recommended: {advice['recommended']}." in text
     # 150 sentences: the small-corpus loss is tried
     assert {r["name"] for r in advice["ranking"]} == {"ner", "spancat_singlelabel", "sampled_spancat_uniform", "token_ner_wce2"}
     assert advice["recommended"] in {r["name"] for r in advice["ranking"]}
     assert load_config(out / "recommended.cfg")["training"]["before_update"] is None
     assert (out / "advice.md").read_text(encoding="utf8").startswith("# Which method for this corpus")
     assert (out / "advice.png").stat().st_size > 0
-    # the input is read, never written
-    assert (out / "corpus" / "train.spacy").exists()
+    # the inputs are read, never written
+    assert inputs == {name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in inputs}
     # a second run reuses every trial
     stamps = {p: p.stat().st_mtime for p in (out / "trials").glob("*.json")}
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0, again.output
     assert "[1/" not in ANSI.sub("", again.output)
     assert {p: p.stat().st_mtime for p in (out / "trials").glob("*.json")} == stamps
+
+
+def test_advise_refuses_an_output_that_is_a_file_and_an_audit_of_another_corpus(tmp_path):
+    write_docbin(_docs(6), tmp_path / "train.spacy")
+    write_docbin(_docs(3), tmp_path / "dev.spacy")
+    (tmp_path / "advice").write_text("mine", encoding="utf8")
+    args = ["advise", str(tmp_path / "train.spacy"), str(tmp_path / "dev.spacy")]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "advice")])
+    assert result.exit_code == 1 and "is a file" in ANSI.sub("", result.output)
+    assert (tmp_path / "advice").read_text(encoding="utf8") == "mine"
+    audit = tmp_path / "audit"
+    audit.mkdir()
+    srsly.write_json(audit / "summary.json", {"n_docs": 99, "labels": [{"label": "total", "rate": 0.3, "rate_low": 0.2, "rate_high": 0.4}]})
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "out"), "--audit", str(audit)])
+    assert result.exit_code == 1 and "audited 99 documents" in " ".join(ANSI.sub("", result.output).split())
+    assert not (tmp_path / "out").exists()

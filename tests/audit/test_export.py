@@ -12,7 +12,7 @@ from spacy_imbalance.corpus.masking.masking import mask_entities
 @pytest.fixture
 def audited(tmp_path, toy_corpus, init_only_trainer):
     docs = mask_entities(load_docs(toy_corpus / "train.spacy"), 0.3, seed=0)
-    settings = AuditSettings(folds=2, n_resamples=5, threshold=0.05)
+    settings = AuditSettings(folds=2, n_resamples=100, threshold=0.05)
     result = run_audit(docs, load_docs(toy_corpus / "dev.spacy"), tmp_path, config=DEFAULT_CONFIG, overrides={"training.max_steps": 1}, settings=settings, trainer=init_only_trainer)
     assert result.suspects
     return docs, result, tmp_path

@@ -72,6 +72,9 @@ def test_a_fold_is_done_only_with_a_record_of_this_plan(tmp_path):
     assert not fold_done(tmp_path, plan, 0)
     record = {"fingerprint": plan.fingerprint, "trained": plan.trained(0)}
     (folder / FOLD_FILE).write_text(json.dumps(record))
+    assert not fold_done(tmp_path, plan, 0)  # no model
+    (folder / "model-best").mkdir()
+    (folder / "model-best" / "config.cfg").write_text("[nlp]\n")
     assert fold_done(tmp_path, plan, 0)
     (folder / FOLD_FILE).write_text(json.dumps({**record, "fingerprint": "other"}))
     assert not fold_done(tmp_path, plan, 0)

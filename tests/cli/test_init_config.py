@@ -52,8 +52,20 @@ def test_init_config_names_the_bad_option(tmp_path):
         (["--component", "ner", "--set", "trainin.x=1"], "trainin"),
         (["--component", "ner", "--set", "training.max_step=5"], "max_step"),
         (["--component", "ner", "--set", "corpora.train.max_length=-"], "max_length"),
+        (["--component", "ner", "--set", "max_steps=5"], "max_steps"),
+        (["--component", "ner", "--lang", "zz"], "--lang"),
     ]:
         result = _invoke(out, *args)
         assert result.exit_code == 1, (args, result.output)
         assert named in " ".join(ANSI.sub("", result.output).split()), (args, result.output)
         assert not out.exists()
+
+
+def test_init_config_refuses_a_setting_given_twice_and_a_folder(tmp_path):
+    out = tmp_path / "config.cfg"
+    twice = _invoke(out, "--component", "ner", "--set", "training.max_steps=5", "--set", "training.max_steps=6")
+    assert twice.exit_code != 0 and "set twice" in " ".join(ANSI.sub("", twice.output).split())
+    assert not out.exists()
+    folder = _invoke(tmp_path, "--component", "ner", "--force")
+    assert folder.exit_code == 1 and "is a folder" in " ".join(ANSI.sub("", folder.output).split())
+    assert list(tmp_path.iterdir()) == []

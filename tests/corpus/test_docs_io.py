@@ -7,7 +7,7 @@ import srsly
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbins
+from spacy_imbalance.corpus.docs_io import load_docs, write_docbins, write_text_atomic
 
 
 def test_docs_io_write_docbins_is_all_or_nothing(tmp_path, monkeypatch):
@@ -76,3 +76,14 @@ def test_docs_io_load_docs_reads_what_write_docbins_wrote(tmp_path):
     write_docbins({tmp_path / "a.spacy": [Doc(vocab, words=["x", "y"], ents=["B-PER", "O"])]})
     docs = load_docs(tmp_path / "a.spacy")
     assert [([t.text for t in d], [(e.start, e.end, e.label_) for e in d.ents]) for d in docs] == [(["x", "y"], [(0, 1, "PER")])]
+
+
+def test_write_text_atomic_replaces_whole_or_leaves_the_old_file(tmp_path):
+    path = tmp_path / "record.json"
+    write_text_atomic(path, '{"a": 1}\n')
+    write_text_atomic(path, '{"a": 2}\n')
+    assert path.read_text(encoding="utf8") == '{"a": 2}\n'
+    with pytest.raises(TypeError):
+        write_text_atomic(path, None)  # fails while writing
+    assert path.read_text(encoding="utf8") == '{"a": 2}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json"]
