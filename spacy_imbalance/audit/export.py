@@ -151,6 +151,8 @@ def summary(result: AuditResult) -> Dict[str, Any]:
         "n_resamples": rate.n_resamples,
         "labels": rows,
         "decoding_recall": [round(r, 4) for r in rate.decoding_recall],
+        "held_out_recall": [round(r, 4) for r in rate.held_out_recall],
+        "held_out_rate": None if rate.held_out_rate is None else round(rate.held_out_rate, 4),
         "notes": rate.notes,
     }
 
@@ -185,6 +187,13 @@ def summary_markdown(data: Dict[str, Any]) -> str:
             "boundaries; the expected missing entities are the suspects' summed probabilities divided by that share "
             "(spacy_imbalance.audit.estimate).",
         ]
+    held_out = data.get("held_out_recall") or []
+    if recall and held_out:
+        lines[-1] += (
+            f" Of the annotated entities of their held-out training documents they found "
+            f"{', '.join(f'{100 * r:.0f}' for r in held_out)} %"
+            + ("." if data.get("held_out_rate") is None else f"; with that share instead the miss rate would be {100 * data['held_out_rate']:.1f} %.")
+        )
     lines += ["", *(f"> {note}" for note in data["notes"])]
     return "\n".join(lines).rstrip() + "\n"
 

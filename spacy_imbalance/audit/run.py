@@ -175,8 +175,8 @@ def run_audit(
     decoded: Dict[int, Decoded] = {}
     for fold in range(plan.k):
         msg.text(f"Scoring fold {fold + 1}/{plan.k}")
-        spans, cal = _score_fold(fold_dir(folder, fold) / "model-best", plan, fold, train_docs, dev_docs, labels, settings)
-        folds.append(_fold_spans(spans, cal, plan.scored(fold)))
+        spans, cal, held_out = _score_fold(fold_dir(folder, fold) / "model-best", plan, fold, train_docs, dev_docs, labels, settings)
+        folds.append(_fold_spans(spans, cal, plan.scored(fold), held_out))
         decoded.update(spans)
     annotated = numpy.zeros((len(train_docs), len(labels)), dtype="float64")
     for i, doc in enumerate(train_docs):
@@ -216,9 +216,12 @@ def _score_fold(
     dev_docs: Optional[Sequence[Doc]],
     labels: List[str],
     settings: AuditSettings,
-) -> Tuple[Dict[int, Decoded], List[CalibrationDoc]]:
+) -> Tuple[Dict[int, Decoded], List[CalibrationDoc], Optional[float]]:
     """The fold's suspects (decoded spans of its documents that touch no
-    annotation) and its calibration documents."""
+    annotation), its calibration documents and, with a dev set, the share of
+    its documents' annotated entities that its decoding finds (None without
+    a dev set, where that share is the decoding recall itself, or without
+    annotations)."""
     nlp = load_model(model)
     pipe = check_component(nlp, settings.component, source=str(model))
     columns = [labels.index(label) for label in pipe.labels if label in labels]
@@ -229,20 +232,25 @@ def _score_fold(
     spans: Dict[int, Decoded] = {}
     calibration: List[CalibrationDoc] = []
     probs = span_probabilities(nlp, settings.component, [train_docs[i] for i in scored], floor=settings.floor, batch_size=settings.batch_size)
+    found = annotated = 0
     for i, doc_spans in zip(scored, probs):
         doc = train_docs[i]
         gold = [(e.start, e.end) for e in doc.ents]
         spans[i] = _relabel(decode(doc_spans, blocked=gold), columns, len(labels))
+        unblocked = decode(doc_spans)
+        matches = boundary_matches(unblocked, gold)
+        found += int(matches.sum())
+        annotated += len(gold)
         if dev_docs is None:
-            unblocked = decode(doc_spans)
-            calibration.append(CalibrationDoc(i, unblocked, boundary_matches(unblocked, gold), len(gold)))
+            calibration.append(CalibrationDoc(i, unblocked, matches, len(gold)))
     if dev_docs is not None:
         dev_probs = span_probabilities(nlp, settings.component, dev_docs, floor=settings.floor, batch_size=settings.batch_size)
         for j, (doc, doc_spans) in enumerate(zip(dev_docs, dev_probs)):
             unblocked = decode(doc_spans)
             gold = [(e.start, e.end) for e in doc.ents]
             calibration.append(CalibrationDoc(j, unblocked, boundary_matches(unblocked, gold), len(gold)))
-    return spans, calibration
+    held_out = found / annotated if dev_docs is not None and annotated else None
+    return spans, calibration, held_out
 
 
 def _relabel(decoded: Decoded, columns: List[int], n_labels: int) -> Decoded:
@@ -253,7 +261,9 @@ def _relabel(decoded: Decoded, columns: List[int], n_labels: int) -> Decoded:
     return Decoded(decoded.starts, decoded.ends, decoded.scores, label_probs)
 
 
-def _fold_spans(spans: Dict[int, Decoded], calibration: List[CalibrationDoc], scored: List[int]) -> FoldSpans:
+def _fold_spans(
+    spans: Dict[int, Decoded], calibration: List[CalibrationDoc], scored: List[int], held_out_recall: Optional[float] = None
+) -> FoldSpans:
     n_labels = next((d.label_probs.shape[1] for d in spans.values()), 0)
     docs = [i for i in scored if len(spans[i])]
     return FoldSpans(
@@ -265,6 +275,7 @@ def _fold_spans(spans: Dict[int, Decoded], calibration: List[CalibrationDoc], sc
         calibration_docs=numpy.concatenate([numpy.full(len(c.decoded), c.doc) for c in calibration]).astype("int64") if calibration else numpy.zeros((0,), "int64"),
         reference_docs=numpy.asarray([c.doc for c in calibration], dtype="int64"),
         reference_entities=numpy.asarray([c.n_reference for c in calibration], dtype="float64"),
+        held_out_recall=held_out_recall,
     )
 
 

@@ -185,3 +185,47 @@ def test_estimate_counts_the_entities_the_decoding_never_finds(rate):
     assert abs(est.row("total")["rate"] - truth) < 0.03
     assert est.row("total")["rate_low"] <= truth <= est.row("total")["rate_high"]
     assert est.decoding_recall[0] == pytest.approx(0.6, abs=0.03)
+
+
+def _fold_with_recalls(rate, corpus_recall, dev_recall, seed):
+    """A decoding that finds `corpus_recall` of the training corpus's entities
+    (annotated and missing alike) and `dev_recall` of dev's, as when dev
+    comes from another domain; its held-out recall is measured on the
+    annotated entities, as the audit does."""
+    c = synthetic_corpus(rate, seed=seed)
+    rng = numpy.random.default_rng(seed)
+    found = (c["entity"] == 0) | (rng.random(len(c["entity"])) < corpus_recall)
+    dev_scores, dev_entity, dev_docs = c["dev"]
+    dev_found = (dev_entity == 0) | (rng.random(len(dev_entity)) < dev_recall)
+    gold_per_doc = numpy.bincount(dev_docs[dev_entity == 1], minlength=400).astype(float)
+    s = c["suspects"] & found
+    held_out = float((found & c["annotated_mask"]).sum() / c["annotated_mask"].sum())
+    fold = FoldSpans(
+        c["scores"][s], c["label_probs"][s], c["docs"][s],
+        dev_scores[dev_found], dev_entity[dev_found], dev_docs[dev_found], numpy.arange(400), gold_per_doc,
+        held_out_recall=held_out,
+    )
+    return c, fold, held_out
+
+
+def test_a_dev_set_the_decoding_finds_less_of_is_named_and_the_held_out_estimate_given():
+    c, fold, held_out = _fold_with_recalls(0.3, corpus_recall=0.8, dev_recall=0.5, seed=31)
+    est = estimate_miss_rate([fold], c["annotated"], ["A", "B"], method="dev", n_calibration_docs=400, n_resamples=0)
+    truth = c["true_rate"]
+    # dividing by dev's recall (0.5) where the corpus's is 0.8 overstates the missing entities by ~1.6x
+    assert est.row("total")["rate"] > truth + 0.05
+    assert est.held_out_recall == [pytest.approx(held_out)] and held_out == pytest.approx(0.8, abs=0.03)
+    assert abs(est.held_out_rate - truth) < 0.03
+    assert len(est.notes) == 1 and "another source or domain" in est.notes[0] and f"{100 * est.held_out_rate:.1f} %" in est.notes[0]
+
+
+def test_no_note_when_dev_and_held_out_recall_agree():
+    c, fold, _ = _fold_with_recalls(0.3, corpus_recall=0.6, dev_recall=0.6, seed=32)
+    est = estimate_miss_rate([fold], c["annotated"], ["A", "B"], method="dev", n_calibration_docs=400, n_resamples=0)
+    assert est.notes == []
+    # the same recall either way: the two estimates agree
+    assert est.held_out_rate == pytest.approx(est.row("total")["rate"], abs=0.02)
+    # without held-out recalls (the self method, or an older audit) there is neither a check nor a second estimate
+    fold.held_out_recall = None
+    bare = estimate_miss_rate([fold], c["annotated"], ["A", "B"], method="dev", n_calibration_docs=400, n_resamples=0)
+    assert (bare.held_out_recall, bare.held_out_rate, bare.notes) == ([], None, [])

@@ -80,3 +80,20 @@ def test_the_plots_draw_an_interval_that_misses_its_point(audited):
     rate.rate_interval = [[r + 0.01, r + 0.02] for r in rate.rate]
     paths = write_outputs(docs, result, out / "shifted")
     assert paths["miss_rate_plot"].stat().st_size > 0
+
+
+def test_summary_names_the_held_out_recall_and_the_estimate_with_it():
+    from spacy_imbalance.audit.export import summary_markdown
+
+    row = {"label": "total", "annotated": 100, "suspects": 10, "expected_missing": 50.0, "missing_low": 40.0,
+           "missing_high": 60.0, "rate": 1 / 3, "rate_low": 0.29, "rate_high": 0.38}
+    data = {"n_docs": 50, "folds": 2, "seed": 0, "method": "dev", "threshold": 0.5, "level": 0.95, "n_resamples": 100,
+            "labels": [row], "decoding_recall": [0.6, 0.5], "held_out_recall": [0.72, 0.7], "held_out_rate": 0.3012, "notes": []}
+    text = summary_markdown(data)
+    assert "found 60, 50 % of the dev entities" in text
+    assert "held-out training documents they found 72, 70 %; with that share instead the miss rate would be 30.1 %." in text
+    # a fold that found none: the recalls are shown, no second estimate
+    text = summary_markdown({**data, "held_out_recall": [0.0, 0.7], "held_out_rate": None})
+    assert "they found 0, 70 %." in text and "instead" not in text
+    # an audit without the check (no dev, or written before it) says nothing of it
+    assert "held-out" not in summary_markdown({k: v for k, v in data.items() if k not in ("held_out_recall", "held_out_rate")})

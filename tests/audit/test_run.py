@@ -109,3 +109,27 @@ def test_a_type_only_dev_annotates_is_named(tmp_path, masked, toy_corpus, init_o
               trainer=init_only_trainer, train_source="train.spacy", dev_source="dev.spacy")
     said = " ".join(capsys.readouterr().out.split())
     assert f"dev.spacy has types train.spacy never annotates: {dropped}" in said
+
+
+@pytest.mark.parametrize("with_dev", [True, False])
+def test_held_out_recall_is_the_share_of_each_folds_annotations_its_decoding_finds(tmp_path, masked, toy_corpus, init_only_trainer, with_dev):
+    import spacy
+
+    from spacy_imbalance.audit.suspects import boundary_matches, decode, span_probabilities
+
+    dev = load_docs(toy_corpus / "dev.spacy") if with_dev else None
+    settings = AuditSettings(folds=2, n_resamples=0)
+    result = run_audit(masked, dev, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings, trainer=init_only_trainer)
+    if not with_dev:
+        # without dev the decoding recall is measured on the held-out annotations already
+        assert result.miss_rate.held_out_recall == [] and result.miss_rate.held_out_rate is None
+        return
+    for fold in range(2):
+        nlp = spacy.load(tmp_path / "folds" / f"fold-{fold}" / "model-best")
+        docs = [masked[i] for i in result.plan.scored(fold)]
+        found = annotated = 0
+        for doc, spans in zip(docs, span_probabilities(nlp, "sampled_spancat", docs)):
+            gold = [(e.start, e.end) for e in doc.ents]
+            found += boundary_matches(decode(spans), gold).sum()
+            annotated += len(gold)
+        assert result.miss_rate.held_out_recall[fold] == pytest.approx(found / annotated)
