@@ -352,6 +352,13 @@ ESTIMATE = [
     ("F1 restored", ("restoring", "macro_f", "restored")),
     ("recovered share", ("restoring", "recovered_share")),
 ]
+# the audit's decoding recall, fold means: on dev (the estimate divides by it), on the folds' held-out
+# annotations (what it is checked against) and on the removed entities (what it needs)
+RECALL = [
+    ("recall on dev", ("estimate", "total", "recall", "dev")),
+    ("recall on held-out annotations", ("estimate", "total", "recall", "held_out")),
+    ("recall on the removed", ("estimate", "total", "recall", "removed")),
+]
 
 COUNTS = ("removed", "suspects", "cleanlab spans")
 
@@ -374,7 +381,7 @@ def aggregate(reports: Sequence[Dict[str, Any]]) -> Dict[float, Dict[str, Tuple[
     out: Dict[float, Dict[str, Tuple[float, float, int]]] = {}
     for p, group in sorted(by_p.items()):
         out[p] = {"seeds": (float(len(group)), 0.0, len(group))}
-        for column, path in FINDING + ESTIMATE:
+        for column, path in FINDING + ESTIMATE + RECALL:
             values = [v for v in (lookup(r, path) for r in group) if v is not None]
             if values:
                 out[p][column] = (mean(values), stdev(values) if len(values) > 1 else 0.0, len(values))
@@ -427,6 +434,19 @@ def summary_markdown(
     ]
     for p, g in groups.items():
         lines.append(f"| {p:g} | " + " | ".join(_cell(g.get(c), c) for c, _ in ESTIMATE) + " |")
+    if any(c in g for g in groups.values() for c, _ in RECALL):
+        lines += [
+            "",
+            "The estimate divides the suspects' summed probabilities by the folds' decoding recall on dev; the "
+            "estimate with held-out recall divides by the recall on each fold's held-out annotations instead. What "
+            "it needs is the recall on the removed entities (decoded spans of the masked corpus, exact boundaries). "
+            "Fold means, % (– for a setting audited before the held-out recall was recorded).",
+            "",
+            "| p | " + " | ".join(c for c, _ in RECALL) + " |",
+            "| --- | " + " | ".join("--:" for _ in RECALL) + " |",
+        ]
+        for p, g in groups.items():
+            lines.append(f"| {p:g} | " + " | ".join(_cell(g.get(c), c) for c, _ in RECALL) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -801,6 +821,14 @@ def validate(setting: Setting, bench: Any) -> Dict[str, Any]:
     if "total" in estimate:
         # None for an audit written before the check of dev existed
         estimate["total"]["held_out"] = audit_summary.get("held_out_rate")
+        # the decoding recall the estimate divides by (dev), the one it is checked against (held-out
+        # annotations) and the one it needs (the removed entities among the decoded spans): fold means
+        held_out = audit_summary.get("held_out_recall") or []
+        estimate["total"]["recall"] = {
+            "dev": mean(audit_summary["decoding_recall"]) if audit_summary.get("decoding_recall") else None,
+            "held_out": mean(held_out) if held_out else None,
+            "removed": selection_scores([s for s, _ in ranked], truth)["exact"]["r"],
+        }
     restored_docs, n_restored = restore(docs, suspects)
     restored_path = setting.folder / f"restored-t{round(100 * setting.threshold):02d}.spacy"
     write_docbin(restored_docs, restored_path)

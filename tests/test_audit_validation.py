@@ -162,7 +162,8 @@ def report(p, seed, audit_p, covered, share):
         "masking": {"removed": 100 + seed},
         "audit": {"selected": {"n": 7 + seed, "exact": {"p": audit_p, "r": 0.4}}, "at_k": {"exact": {"p": 0.3}, "overlap": {"p": 0.5}}},
         "cleanlab": {"selected": {"exact": {"p": 0.1, "r": 0.2}}, "at_k": {"exact": {"p": 0.1}, "overlap": {"p": 0.2}}},
-        "estimate": {"total": {"true": p, "estimate": p + 0.02, "low": p - 0.05, "high": p + 0.05, "error": 0.02, "covered": covered, "held_out": p - 0.01 if seed == 0 else None}},
+        "estimate": {"total": {"true": p, "estimate": p + 0.02, "low": p - 0.05, "high": p + 0.05, "error": 0.02, "covered": covered, "held_out": p - 0.01 if seed == 0 else None,
+                               "recall": {"dev": 0.6, "held_out": 0.7 + 0.1 * seed, "removed": 0.65}}},
         "restoring": {"macro_f": {"full": 0.4, "masked": 0.3, "restored": 0.35}, "recovered_share": share},
     }
 
@@ -180,11 +181,13 @@ def test_audit_validation_aggregate_and_markdown():
     text = av.summary_markdown("wnut16", groups, reports[0]["settings"])
     lines = text.splitlines()
     rows = [line for line in lines if line.startswith("| 0.3 |")]
-    assert len(rows) == 2 and rows[0].startswith("| 0.3 | 2 | 100.5 | 7.5 | 60.0 ± 14.1 | 40.0 ± 0.0 |")
+    assert len(rows) == 3 and rows[0].startswith("| 0.3 | 2 | 100.5 | 7.5 | 60.0 ± 14.1 | 40.0 ± 0.0 |")
     # recovered share has one seed (the other has none): its value stands alone, with no spread
     assert "| 1/2 |" in rows[1] and rows[1].endswith("| 50.0 |")
     # the held-out estimate of the one seed that has it (the other's audit predates it)
     assert "| 1/2 | 29.0 |" in rows[1]
+    # the recall table: dev's, the held-out annotations' and the removed entities', over both seeds
+    assert rows[2] == f"| 0.3 | 60.0 ± 0.0 | 75.0 ± {100 * math.sqrt(0.005):.1f} | 65.0 ± 0.0 |"
     assert text.index("| 0.1 |") < text.index("| 0.3 |")
     assert "No validation run yet" in av.summary_markdown("wnut16", {}, {})
 
