@@ -429,11 +429,8 @@ def summary_markdown(
         f"macro-F1 of {config_name(encoder)} trained on the complete (p = 0), the masked and the restored "
         "corpus; recovered share = (restored - masked) / (full - masked).",
         "",
-        "| p | " + " | ".join(c for c, _ in ESTIMATE) + " |",
-        "| --- | " + " | ".join("--:" for _ in ESTIMATE) + " |",
+        *_table(groups, ESTIMATE),
     ]
-    for p, g in groups.items():
-        lines.append(f"| {p:g} | " + " | ".join(_cell(g.get(c), c) for c, _ in ESTIMATE) + " |")
     if any(c in g for g in groups.values() for c, _ in RECALL):
         lines += [
             "",
@@ -442,12 +439,16 @@ def summary_markdown(
             "it needs is the recall on the removed entities (decoded spans of the masked corpus, exact boundaries). "
             "Fold means, % (– for a setting audited before the held-out recall was recorded).",
             "",
-            "| p | " + " | ".join(c for c, _ in RECALL) + " |",
-            "| --- | " + " | ".join("--:" for _ in RECALL) + " |",
+            *_table(groups, RECALL),
         ]
-        for p, g in groups.items():
-            lines.append(f"| {p:g} | " + " | ".join(_cell(g.get(c), c) for c, _ in RECALL) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _table(groups: Dict[float, Dict[str, Tuple[float, float, int]]], columns: Sequence[Tuple[str, Tuple[str, ...]]]) -> List[str]:
+    """A Markdown table of ``columns``, a row per p."""
+    lines = ["| p | " + " | ".join(c for c, _ in columns) + " |", "| --- | " + " | ".join("--:" for _ in columns) + " |"]
+    lines += [f"| {p:g} | " + " | ".join(_cell(g.get(c), c) for c, _ in columns) + " |" for p, g in groups.items()]
+    return lines
 
 
 def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[float, Dict[str, Tuple[float, float, int]]], path: Path, corpus: str) -> bool:
