@@ -816,6 +816,7 @@ def validate(setting: Setting, bench: Any) -> Dict[str, Any]:
     kept = Counter(e.label_ for doc in docs for e in doc.ents)
     ranked = read_scored_spans(audit / "scored_spans.tsv")
     suspects = [(span, prob) for span, prob in ranked if prob >= setting.threshold]
+    ranked_spans = [s for s, _ in ranked]
     flagged, n_tokens = cleanlab_step(setting, docs, dev_docs, audit, timer)
     audit_summary = read_json(audit / "summary.json")
     estimate = estimate_errors(audit_summary["labels"], realised_rates(Counter(t[3] for t in truth), kept))
@@ -828,7 +829,7 @@ def validate(setting: Setting, bench: Any) -> Dict[str, Any]:
         estimate["total"]["recall"] = {
             "dev": mean(audit_summary["decoding_recall"]) if audit_summary.get("decoding_recall") else None,
             "held_out": mean(held_out) if held_out else None,
-            "removed": selection_scores([s for s, _ in ranked], truth)["exact"]["r"],
+            "removed": selection_scores(ranked_spans, truth)["exact"]["r"],
         }
     restored_docs, n_restored = restore(docs, suspects)
     restored_path = setting.folder / f"restored-t{round(100 * setting.threshold):02d}.spacy"
@@ -843,7 +844,7 @@ def validate(setting: Setting, bench: Any) -> Dict[str, Any]:
         "masking": {"docs": len(docs), "removed": len(truth), "kept": sum(kept.values())},
         "estimate": {"total": estimate.pop("total"), "labels": estimate},
         "audit": {
-            **method_scores([s for s, _ in suspects], [s for s, _ in ranked], truth),
+            **method_scores([s for s, _ in suspects], ranked_spans, truth),
             "recall_by_label": recall_by_label([s for s, _ in suspects], truth),
         },
         "cleanlab": {**method_scores([s for s, _ in flagged], [s for s, _ in flagged], truth), "flagged_tokens": n_tokens},

@@ -274,7 +274,7 @@ DEV_RECALL_SHORTFALL = 0.9
 
 
 def _check_dev(
-    folds: Sequence[FoldSpans], maps: Sequence[Isotonic], n_labels: int, annotated: numpy.ndarray
+    folds: Sequence[FoldSpans], maps: Sequence[Isotonic], n_labels: int, annotated: numpy.ndarray, dev_recalls: Sequence[float]
 ) -> Tuple[List[float], Optional[float], List[str]]:
     """The held-out recalls, the total miss rate with them in place of dev's,
     and a note when dev's recall falls short of them (module docstring)."""
@@ -286,7 +286,7 @@ def _check_dev(
         # a fold found none of its annotated entities: nothing to divide by
         return recalls, None, []
     rate = float(_rates(_missing_mass(folds, maps, "dev", n_labels, recalls=recalls), annotated)["rate"][-1])
-    on_dev = float(numpy.mean([decoding_recall(fold) for fold in folds]))
+    on_dev = float(numpy.mean(dev_recalls))
     on_held_out = float(numpy.mean(recalls))
     notes = []
     if on_dev < DEV_RECALL_SHORTFALL * on_held_out:
@@ -349,7 +349,8 @@ def estimate_miss_rate(
         key: numpy.percentile(numpy.stack(values), [tail, 100 - tail], axis=0).T if values else numpy.stack([point[key], point[key]], axis=1)
         for key, values in samples.items()
     }
-    held_out, held_out_rate, notes = _check_dev(folds, maps, n_labels, annotated.sum(axis=0)) if method == "dev" else ([], None, [])
+    dev_recalls = [decoding_recall(fold) for fold in folds]
+    held_out, held_out_rate, notes = _check_dev(folds, maps, n_labels, annotated.sum(axis=0), dev_recalls) if method == "dev" else ([], None, [])
     if method == "self":
         notes.append(
             "No dev set: the calibration is fitted on the training annotations themselves, and the estimate "
@@ -367,7 +368,7 @@ def estimate_miss_rate(
         rate_interval=[[float(lo), float(hi)] for lo, hi in intervals["rate"]],
         n_resamples=n_resamples,
         level=level,
-        decoding_recall=[decoding_recall(fold) for fold in folds],
+        decoding_recall=dev_recalls,
         held_out_recall=held_out,
         held_out_rate=held_out_rate,
         notes=notes,
