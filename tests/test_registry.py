@@ -26,6 +26,7 @@ GROUPS = {
     "spacy_loggers": "loggers",
     "thinc_layers": "layers",
     "thinc_losses": "losses",
+    "thinc_optimizers": "optimizers",
     "thinc_schedules": "schedules",
 }
 

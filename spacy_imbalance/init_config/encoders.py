@@ -9,11 +9,16 @@ of the CNN config (``cnn``: spaCy's hash-embedding tok2vec, the templates'):
   all-MiniLM-L6-v2 whose cached features feed the same CNN encoder;
 - ``transformer``: all-MiniLM-L6-v2 fine-tuned through spacy-transformers.
   The ``tok2vec`` component becomes a ``transformer`` one, each listener a
-  ``TransformerListener``, and training follows spaCy's transformer quickstart
-  (Adam at 5e-5 with linear warm-up and decay over ``training.max_steps``,
-  batches of 2,000 padded words, PyTorch's GPU allocator); everything else,
-  the component, its model head and its loss, stays. Train it with
+  ``TransformerListener``, our heads their v2 (a random output layer, so the
+  encoder gets a gradient from the first update), and the optimizer
+  ``SplitRateAdam.v1``: the encoder at a transformer's rate (linear warm-up
+  over a share of ``training.max_steps``, then decay), the heads at the CNN
+  configs' 0.001, in batches of 2,000 padded words on PyTorch's GPU
+  allocator. The component's loss and settings stay. Train it with
   ``--gpu-id 0``: fine-tuning on a CPU takes hours.
+- ``transformer_v1``: the first release's fine-tuning (Adam at 5e-5 for every
+  parameter with 250 warm-up steps, heads at v1), kept for the configs of the
+  first transformer study.
 """
 import copy
 from typing import Any, Callable, Dict
@@ -55,13 +60,31 @@ TRANSFORMER_LISTENER: Dict[str, Any] = {
     "upstream": "*",
     "pooling": {"@layers": "reduce_mean.v1"},
 }
-# decays to 0 at training.max_steps, so a shorter budget (--training.max_steps)
-# gets the whole schedule
-TRANSFORMER_LEARN_RATE: Dict[str, Any] = {
+# the encoder's rate: warm-up over a share of training.max_steps and decay to
+# 0 there, so a shorter or longer budget (--training.max_steps) keeps its shape
+TRANSFORMER_V1_LEARN_RATE: Dict[str, Any] = {
     "@schedules": "warmup_linear.v1",
     "warmup_steps": 250,
     "total_steps": "${training.max_steps}",
     "initial_rate": 5e-5,
+}
+TRANSFORMER_LEARN_RATE: Dict[str, Any] = {
+    "@schedules": "spacy-imbalance.warmup_share_linear.v1",
+    "initial_rate": 1e-4,
+    "total_steps": "${training.max_steps}",
+    "warmup_share": 0.1,
+}
+# the heads' rate is the CNN configs' (0.001): at the encoder's, a head learns
+# "no entity" long before it passes the encoder a useful gradient (issue 30)
+HEAD_LEARN_RATE = 0.001
+TRANSFORMER_OPTIMIZER: Dict[str, Any] = {
+    "@optimizers": "spacy-imbalance.SplitRateAdam.v1",
+    "learn_rate": HEAD_LEARN_RATE,
+    "encoder_learn_rate": TRANSFORMER_LEARN_RATE,
+}
+# our architectures whose v2 starts the output layer random instead of at zero
+RANDOM_OUTPUT_VERSIONS = {
+    f"spacy-imbalance.{name}.v1": f"spacy-imbalance.{name}.v2" for name in ("SpanScorer", "TokenTagger", "TwoTaskTagger")
 }
 TRANSFORMER_BATCHER: Dict[str, Any] = {
     "@batchers": "spacy.batch_by_padded.v1",
@@ -88,13 +111,16 @@ def with_features(config: Config) -> Config:
     return config
 
 
-def with_listeners(node: Any) -> Any:
+def with_listeners(node: Any, random_output: bool = True) -> Any:
     """``node`` with every ``spacy.Tok2VecListener.v1`` a transformer listener,
+    our heads at the version with a random output layer (``random_output``),
     and spaCy's transition-based parsers without their upper layer."""
     if isinstance(node, dict):
         if node.get("@architectures") == "spacy.Tok2VecListener.v1":
             return copy.deepcopy(TRANSFORMER_LISTENER)
-        node = {key: with_listeners(value) for key, value in node.items()}
+        node = {key: with_listeners(value, random_output) for key, value in node.items()}
+        if random_output and node.get("@architectures") in RANDOM_OUTPUT_VERSIONS:
+            node["@architectures"] = RANDOM_OUTPUT_VERSIONS[node["@architectures"]]
         if node.get("@architectures") == "spacy.TransitionBasedParser.v2":
             # spaCy builds the upper layer on the CPU (use_ops("cpu")) and
             # recommends none above a transformer: on a GPU it is the bottleneck
@@ -103,17 +129,29 @@ def with_listeners(node: Any) -> Any:
     return node
 
 
-def with_transformer(config: Config) -> Config:
+def _with_fine_tuned_encoder(config: Config, random_output: bool) -> Config:
     config["nlp"]["pipeline"] = ["transformer" if name == "tok2vec" else name for name in config["nlp"]["pipeline"]]
     config["components"] = {
         ("transformer" if name == "tok2vec" else name): (
-            copy.deepcopy(TRANSFORMER) if name == "tok2vec" else with_listeners(block)
+            copy.deepcopy(TRANSFORMER) if name == "tok2vec" else with_listeners(block, random_output)
         )
         for name, block in config["components"].items()
     }
     config["system"]["gpu_allocator"] = "pytorch"
-    config["training"]["optimizer"]["learn_rate"] = copy.deepcopy(TRANSFORMER_LEARN_RATE)
     config["training"]["batcher"] = copy.deepcopy(TRANSFORMER_BATCHER)
+    return config
+
+
+def with_transformer(config: Config) -> Config:
+    config = _with_fine_tuned_encoder(config, random_output=True)
+    optimizer = {key: value for key, value in config["training"]["optimizer"].items() if key not in ("@optimizers", "learn_rate")}
+    config["training"]["optimizer"] = {**copy.deepcopy(TRANSFORMER_OPTIMIZER), **optimizer}
+    return config
+
+
+def with_transformer_v1(config: Config) -> Config:
+    config = _with_fine_tuned_encoder(config, random_output=False)
+    config["training"]["optimizer"]["learn_rate"] = copy.deepcopy(TRANSFORMER_V1_LEARN_RATE)
     return config
 
 
@@ -122,6 +160,7 @@ ENCODER_CHANGES: Dict[str, Callable[[Config], Config]] = {
     "vectors": with_vectors,
     "features": with_features,
     "transformer": with_transformer,
+    "transformer_v1": with_transformer_v1,
 }
 
 DESCRIPTIONS = {
@@ -129,6 +168,7 @@ DESCRIPTIONS = {
     "vectors": "static vectors",
     "features": "frozen all-MiniLM-L6-v2 features",
     "transformer": "fine-tuned all-MiniLM-L6-v2",
+    "transformer_v1": "fine-tuned all-MiniLM-L6-v2 (the first release's recipe)",
 }
 
 

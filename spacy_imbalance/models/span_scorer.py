@@ -1,4 +1,4 @@
-"""``spacy-imbalance.SpanScorer.v1``: tok2vec -> span representations ->
+"""``spacy-imbalance.SpanScorer.v1``/``v2``: tok2vec -> span representations ->
 feed-forward scorer -> logits over O plus the entity labels (single-label
 softmax, column 0 = O).
 
@@ -30,7 +30,7 @@ from typing import Callable, List, NamedTuple, Optional, Tuple
 import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, zero_init
+from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, glorot_uniform_init, zero_init
 from thinc.types import Floats2d
 
 from ..layers.span_representation import REPRESENTATIONS, Representation, build_span_representation, span_projector
@@ -63,16 +63,40 @@ def build_span_scorer_v1(
     too much for a small tok2vec). ``dropout`` is the scoring head's rate in
     training: ``sampled_spancat`` keeps it (``attrs["head_dropout"]``) when
     ``[training] dropout`` sets the encoder's. ``nO`` (labels + 1) is set by
-    the component when null."""
+    the component when null. The output layer starts at zero."""
+    return _build_span_scorer(tok2vec, representation, width_embedding, hidden_width, maxout_pieces, dropout, nO, zero_init)
+
+
+@registry.architectures("spacy-imbalance.SpanScorer.v2")
+def build_span_scorer_v2(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    representation: Representation = "endpoints_width",
+    width_embedding: int = 32,
+    hidden_width: int = 256,
+    maxout_pieces: int = 3,
+    dropout: float = 0.1,
+    nO: Optional[int] = None,
+) -> Model[List[Doc], SpanScores]:
+    """v1 with a random (Glorot) output layer: a zero output layer passes the
+    encoder no gradient until its weights grow, which at a fine-tuned
+    transformer's rate takes hundreds of updates (issue 30). The fine-tuned
+    configs use it."""
+    return _build_span_scorer(tok2vec, representation, width_embedding, hidden_width, maxout_pieces, dropout, nO, glorot_uniform_init)
+
+
+def _build_span_scorer(
+    tok2vec: Model[List[Doc], List[Floats2d]], representation: Representation, width_embedding: int,
+    hidden_width: int, maxout_pieces: int, dropout: float, nO: Optional[int], init_W,
+) -> Model[List[Doc], SpanScores]:
     if representation not in REPRESENTATIONS:
-        raise ValueError(f"SpanScorer.v1: representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+        raise ValueError(f"SpanScorer: representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
     for setting, value in (("hidden_width", hidden_width), ("maxout_pieces", maxout_pieces), ("width_embedding", width_embedding)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"SpanScorer.v1: {setting} must be an integer >= 1, got {value!r}")
+            raise ValueError(f"SpanScorer: {setting} must be an integer >= 1, got {value!r}")
     if not (0.0 <= dropout < 1.0):
-        raise ValueError(f"SpanScorer.v1: dropout must be in [0, 1), got {dropout!r}")
+        raise ValueError(f"SpanScorer: dropout must be in [0, 1), got {dropout!r}")
     span_repr = build_span_representation(representation, width_embedding)
-    output_layer = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
+    output_layer = Linear(nO=nO, nI=hidden_width, init_W=init_W)
     maxout = Maxout(nO=hidden_width, nP=maxout_pieces)
     layer_norm = LayerNorm(nI=hidden_width)
     # the nesting Maxout(normalize=True, dropout=...) builds, by hand so that

@@ -1,4 +1,4 @@
-"""``spacy-imbalance.TwoTaskTagger.v1``: a shared tok2vec and one linear layer
+"""``spacy-imbalance.TwoTaskTagger.v1``/``v2``: a shared tok2vec and one linear layer
 whose output columns hold every head of the two-task NER component
 (entity-token and begin-token scores, plus the optional type and BIO heads;
 ``spacy_imbalance.pipeline.tagging.two_task.HeadLayout`` says which column is which).
@@ -13,7 +13,7 @@ from typing import Callable, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Linear, Model, chain, with_array, zero_init
+from thinc.api import Linear, Model, chain, glorot_uniform_init, with_array, zero_init
 from thinc.types import Floats1d, Floats2d
 
 from ..layers.auc_margin_params import build_auc_margin_params
@@ -25,7 +25,18 @@ OutT = List[Floats2d]
 @registry.architectures("spacy-imbalance.TwoTaskTagger.v1")
 def build_two_task_tagger_v1(tok2vec: Model[InT, OutT], nO: Optional[int] = None) -> Model[InT, OutT]:
     """``nO`` (the number of output columns) is inferred at initialize when null."""
-    output_layer = Linear(nO=nO, init_W=zero_init)
+    return _build_two_task_tagger(tok2vec, nO, zero_init)
+
+
+@registry.architectures("spacy-imbalance.TwoTaskTagger.v2")
+def build_two_task_tagger_v2(tok2vec: Model[InT, OutT], nO: Optional[int] = None) -> Model[InT, OutT]:
+    """v1 with a random (Glorot) output layer, so that a fine-tuned encoder
+    gets a gradient from the first update (see TokenTagger.v2)."""
+    return _build_two_task_tagger(tok2vec, nO, glorot_uniform_init)
+
+
+def _build_two_task_tagger(tok2vec: Model[InT, OutT], nO: Optional[int], init_W) -> Model[InT, OutT]:
+    output_layer = Linear(nO=nO, init_W=init_W)
     scorer = chain(tok2vec, with_array(output_layer))
     auc_params = build_auc_margin_params()
     return Model(

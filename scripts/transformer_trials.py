@@ -1,0 +1,144 @@
+"""The fine-tuning trials of configs/transformer_trials.yml on WNUT-2017 dev
+(issue 30): each trial trains a config with its settings for a number of
+epochs, evaluates dev once per epoch, and scores model-best on dev. Writes
+metrics/wnut17/transformer_trials/<trial>.json (the dev report and curve) and
+metrics/wnut17/transformer_trials.md (every trial, in the order of the file).
+
+A finished trial (same config fingerprint, settings and epochs) is skipped,
+so the script resumes where it stopped; a trial cut off part-way trains again.
+
+    python scripts/transformer_trials.py            # every trial, one at a time
+    python scripts/transformer_trials.py --only spancat_uniform-base
+    python scripts/transformer_trials.py --table    # the summary only
+"""
+import math
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import srsly
+import typer
+
+ROOT = Path(__file__).resolve().parent.parent
+TRIALS = ROOT / "configs" / "transformer_trials.yml"
+
+
+def steps_per_epoch(config: Path, train: Path, overrides: Dict[str, Any]) -> int:
+    """The batches the config's batcher makes of one epoch of train."""
+    import spacy
+    from spacy.training import Corpus
+    from spacy.util import load_config, registry
+
+    cfg = load_config(config, overrides={"paths.train": str(train), "paths.dev": str(train), **overrides}, interpolate=True)
+    batcher = registry.resolve({"b": cfg["training"]["batcher"]})["b"]
+    nlp = spacy.blank(cfg["nlp"]["lang"])
+    examples = list(Corpus(str(train), gold_preproc=True)(nlp))
+    return sum(1 for _ in batcher(examples))
+
+
+def written_config(name: str, options: Dict[str, Any]) -> Path:
+    """A config init-config writes from ``options`` (component, sampler, loss,
+    encoder), in training/: a trial's, not a shipped one."""
+    from spacy_imbalance.init_config import ConfigChoice, build_config, render
+
+    choice = ConfigChoice(options["component"], sampler=options.get("sampler"), loss=options.get("loss"), encoder=options["encoder"])
+    out = ROOT / "training" / "transformer_trials" / f"{name}.cfg"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(build_config(choice), header=[f"init-config {choice.command()}"]), encoding="utf8")
+    return out
+
+
+def device_record() -> Dict[str, Any]:
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"device": "cpu", "cpu": cpu, "threads": 1, "torch": torch.__version__}
+
+
+def git_commit() -> Optional[str]:
+    result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return result.stdout.strip() or None
+
+
+def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path, folder: Path) -> Dict[str, Any]:
+    from spacy_imbalance.init_config import config_fingerprint
+    from spacy_imbalance.sweeps import Trial, run_trial
+
+    epochs = int(spec.get("epochs", defaults["epochs"]))
+    seed = int(spec.get("seed", defaults["seed"]))
+    overrides = {key: value for key, value in (spec.get("set") or {}).items()}
+    config = written_config(name, spec["init_config"]) if "init_config" in spec else ROOT / "configs" / f"{spec['config']}.cfg"
+    sha = config_fingerprint(config.read_text(encoding="utf8"))
+    metrics = folder / f"{name}.json"
+    if metrics.exists():
+        done = srsly.read_json(metrics)
+        if done.get("config_sha256") == sha and done.get("overrides") == overrides and done.get("epochs") == epochs:
+            print(f"{name}: done before, skipped ({metrics})", flush=True)
+            return done
+    per_epoch = steps_per_epoch(config, corpus / "train.spacy", overrides)
+    max_steps = per_epoch * epochs
+    trial = Trial(
+        name=f"transformer trial {name}", config=str(config), output=str(ROOT / "training" / "transformer_trials" / name),
+        metrics=str(metrics), train=str(corpus / "train.spacy"), dev=str(corpus / "dev.spacy"), test=str(corpus / "dev.spacy"),
+        seed=seed, max_steps=max_steps,
+        # one evaluation per epoch and no early stop: the whole dev curve
+        overrides={**{k: str(v) for k, v in overrides.items()}, "training.eval_frequency": str(per_epoch), "training.patience": "0"},
+    )
+    print(f"{name}: {epochs} epochs of {per_epoch} steps ({max_steps} steps) ...", flush=True)
+    report = run_trial(trial)
+    report.update(
+        {"trial": name, "config": spec.get("config") or f"init-config {' '.join(f'--{k} {v}' for k, v in spec['init_config'].items())}", "config_sha256": sha, "overrides": overrides,
+         "epochs": epochs, "steps_per_epoch": per_epoch, "seed": seed, "scored_on": "dev", "git_commit": git_commit(),
+         **device_record()}
+    )
+    srsly.write_json(metrics, report, indent=0)
+    print(f"{name}: dev macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f} ({report['train_seconds'] / 60:.0f} min)", flush=True)
+    return report
+
+
+def table(names: List[str], folder: Path) -> str:
+    lines = [
+        "| trial | config | settings | epochs | dev macro-F1 | dev micro-F1 | best epoch | dev macro-F1 per epoch | minutes |",
+        "| --- | --- | --- | --: | --: | --: | --: | --- | --: |",
+    ]
+    for name in names:
+        path = folder / f"{name}.json"
+        if not path.exists():
+            lines.append(f"| {name} | | not run yet | | | | | | |")
+            continue
+        r = srsly.read_json(path)
+        curve = [score for _, score in r.get("dev_curve") or []]
+        best = max(range(len(curve)), key=curve.__getitem__) + 1 if curve else ""
+        settings = ", ".join(f"{k.split('.')[-2] if k.endswith('initial_rate') else k.split('.')[-1]} = {v}" for k, v in r["overrides"].items()) or "the recipe"
+        lines.append(
+            f"| {name} | {r['config']} | {settings} | {r['epochs']} | {100 * r['macro']['f']:.1f} | {100 * r['micro']['f']:.1f} "
+            f"| {best} | {' '.join(f'{100 * s:.0f}' for s in curve)} | {r['train_seconds'] / 60:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(
+    only: str = typer.Option("", "--only", help="Comma-separated trial names; empty: all"),
+    table_only: bool = typer.Option(False, "--table", help="Write the summary only"),
+    corpus: str = typer.Option("wnut17", "--corpus"),
+) -> None:
+    spec = srsly.read_yaml(TRIALS)
+    names = list(spec["trials"])
+    chosen = [n for n in names if n in {x.strip() for x in only.split(",") if x.strip()}] if only else names
+    folder = ROOT / "metrics" / corpus / "transformer_trials"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not table_only:
+        for name in chosen:
+            run(name, spec["trials"][name], spec["defaults"], ROOT / "corpus" / corpus, folder)
+            (folder.parent / "transformer_trials.md").write_text(table(names, folder), encoding="utf8")
+    (folder.parent / "transformer_trials.md").write_text(table(names, folder), encoding="utf8")
+    print(table(names, folder))
+
+
+if __name__ == "__main__":
+    typer.run(main)
