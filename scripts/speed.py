@@ -188,9 +188,22 @@ def write(results: Dict[str, Dict[str, Any]], configs: List[str], corpus: str, s
         lines.append(line)
     settings = {"steps": steps, "warmup": warmup, "batch_words": batch_words, "batch_size": batch_size, "repeats": repeats, "seed": seed,
                 "device": device, "overrides": overrides}
-    (out_dir / f"{name}.json").write_text(json.dumps({"corpus": corpus, "baseline": configs[0], "settings": settings, "results": results}, indent=2))
+    from spacy_imbalance.sweeps import run_provenance
+
+    # where it ran: a GPU's name, driver, CUDA and CuPy, and the CPU cores the process had
+    provenance = run_provenance(gpu_id)
+    lines[0] += f" Ran on {_device_words(provenance)}."
+    (out_dir / f"{name}.json").write_text(json.dumps({"corpus": corpus, "baseline": configs[0], "settings": settings, "provenance": provenance, "results": results}, indent=2))
     (out_dir / f"{name}.md").write_text("\n".join(lines) + "\n")
     return lines
+
+
+def _device_words(provenance: Dict[str, Any]) -> str:
+    cpu = f"{provenance['cpu']} ({provenance['cpu_cores']} cores)"
+    if provenance["device"] != "gpu":
+        return cpu
+    gpu = provenance.get("gpu", "an unnamed GPU")
+    return f"{gpu}, driver {provenance.get('driver', '?')}, CUDA {provenance.get('cuda_runtime', '?')}, CuPy {provenance.get('cupy', '?')}, torch {provenance.get('torch', '?')}; host {cpu}"
 
 
 def main(

@@ -4,9 +4,13 @@ the squared gradient that reaches the ``transformer`` component (its entry in
 A head that passes nothing (a zero output layer at the encoder's rate) shows
 zeros here; that is how issue 30 found the collapse.
 
-    python scripts/transformer_probe.py --config transformer/sampled_spancat_uniform ... -o metrics/wnut17/transformer_probe.json
+    python scripts/transformer_probe.py --config transformer/ner --config d375ad5:transformer/ner ... -o metrics/wnut17/transformer_probe.json
+
+A config named REV:NAME is read from git revision REV (the configs as they
+were before a change), NAME from configs/. Writes the JSON and a table beside it (.md).
 """
-import platform
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import List
@@ -35,6 +39,31 @@ def probe(config_path: Path, train: Path, n_sentences: int, n_updates: int, seed
     return squared
 
 
+def config_file(name: str, folder: Path) -> Path:
+    """configs/<name>.cfg, or for REV:NAME the file at git revision REV, copied into ``folder``."""
+    if ":" not in name:
+        return ROOT / "configs" / f"{name}.cfg"
+    rev, path = name.split(":", 1)
+    text = subprocess.run(["git", "show", f"{rev}:configs/{path}.cfg"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = folder / f"{rev}-{path.replace('/', '-')}.cfg"
+    out.write_text(text, encoding="utf8")
+    return out
+
+
+def table(report: dict) -> str:
+    n = report["updates"]
+    lines = [
+        f"Squared gradient reaching the fine-tuned encoder (`losses['transformer']`) in each of the first {n} updates "
+        f"on {report['sentences']} {report['corpus']} train sentences (CPU, seed {report['seed']}); REV:config is the config at git revision REV.",
+        "",
+        "| config | " + " | ".join(f"update {i + 1}" for i in range(n)) + " |",
+        "| --- | " + " | ".join("--:" for _ in range(n)) + " |",
+    ]
+    for config, values in report["configs"].items():
+        lines.append(f"| {config} | " + " | ".join(f"{v:.3g}" for v in values) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(
     configs: List[str] = typer.Option(..., "--config", help="Configs under configs/, e.g. transformer/ner"),
     corpus: str = typer.Option("wnut17", "--corpus"),
@@ -45,18 +74,22 @@ def main(
 ) -> None:
     import torch
 
+    from spacy_imbalance.sweeps import run_provenance
+
     torch.set_num_threads(1)
     train = ROOT / "corpus" / corpus / "train.spacy"
     report = {
         "corpus": corpus, "sentences": n_sentences, "updates": n_updates, "seed": seed,
-        "device": {"cpu": platform.processor() or platform.machine(), "threads": torch.get_num_threads(), "torch": torch.__version__},
+        "provenance": run_provenance(-1, ROOT),
         "configs": {},
     }
+    tmp = tempfile.mkdtemp()
     for config in configs:
         start = time.time()
-        report["configs"][config] = probe(ROOT / "configs" / f"{config}.cfg", train, n_sentences, n_updates, seed)
+        report["configs"][config] = probe(config_file(config, Path(tmp)), train, n_sentences, n_updates, seed)
         print(f"{config}: {['%.3g' % x for x in report['configs'][config]]} ({time.time() - start:.0f} s)", flush=True)
     srsly.write_json(output, report)
+    output.with_suffix(".md").write_text(table(report), encoding="utf8")
 
 
 if __name__ == "__main__":

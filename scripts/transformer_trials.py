@@ -11,9 +11,6 @@ so the script resumes where it stopped; a trial cut off part-way trains again.
     python scripts/transformer_trials.py --only spancat_uniform-base
     python scripts/transformer_trials.py --table    # the summary only
 """
-import math
-import platform
-import subprocess
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -49,25 +46,9 @@ def written_config(name: str, options: Dict[str, Any]) -> Path:
     return out
 
 
-def device_record() -> Dict[str, Any]:
-    import torch
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"device": "cpu", "cpu": cpu, "threads": 1, "torch": torch.__version__}
-
-
-def git_commit() -> Optional[str]:
-    result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return result.stdout.strip() or None
-
-
 def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path, folder: Path) -> Dict[str, Any]:
     from spacy_imbalance.init_config import config_fingerprint
-    from spacy_imbalance.sweeps import Trial, run_trial
+    from spacy_imbalance.sweeps import Trial, run_provenance, run_trial
 
     epochs = int(spec.get("epochs", defaults["epochs"]))
     seed = int(spec.get("seed", defaults["seed"]))
@@ -93,8 +74,7 @@ def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path,
     report = run_trial(trial)
     report.update(
         {"trial": name, "config": spec.get("config") or f"init-config {' '.join(f'--{k} {v}' for k, v in spec['init_config'].items())}", "config_sha256": sha, "overrides": overrides,
-         "epochs": epochs, "steps_per_epoch": per_epoch, "seed": seed, "scored_on": "dev", "git_commit": git_commit(),
-         **device_record()}
+         "epochs": epochs, "steps_per_epoch": per_epoch, "seed": seed, "scored_on": "dev", "provenance": run_provenance(-1, ROOT)}
     )
     srsly.write_json(metrics, report, indent=0)
     print(f"{name}: dev macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f} ({report['train_seconds'] / 60:.0f} min)", flush=True)
@@ -122,6 +102,34 @@ def table(names: List[str], folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(names: List[str], folder: Path, out: Path) -> bool:
+    """Dev macro-F1 by epoch, one line per finished trial (the plots extra);
+    False when matplotlib is missing or no trial has finished."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    runs = [(name, srsly.read_json(folder / f"{name}.json")) for name in names if (folder / f"{name}.json").exists()]
+    if not runs:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, r in runs:
+        curve = r.get("dev_curve") or []
+        ax.plot([step / r["steps_per_epoch"] for step, _ in curve], [100 * score for _, score in curve], marker="o", label=name)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("dev macro-F1")
+    ax.set_title("Fine-tuned all-MiniLM-L6-v2 on WNUT-2017 dev (seed 0)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main(
     only: str = typer.Option("", "--only", help="Comma-separated trial names; empty: all"),
     table_only: bool = typer.Option(False, "--table", help="Write the summary only"),
@@ -136,8 +144,11 @@ def main(
         for name in chosen:
             run(name, spec["trials"][name], spec["defaults"], ROOT / "corpus" / corpus, folder)
             (folder.parent / "transformer_trials.md").write_text(table(names, folder), encoding="utf8")
-    (folder.parent / "transformer_trials.md").write_text(table(names, folder), encoding="utf8")
-    print(table(names, folder))
+    text = table(names, folder)
+    if plot(names, folder, folder.parent / "transformer_trials.png"):
+        text += f"\n![Dev macro-F1 by epoch](../../metrics/{corpus}/transformer_trials.png)\n"
+    (folder.parent / "transformer_trials.md").write_text(text, encoding="utf8")
+    print(text)
 
 
 if __name__ == "__main__":

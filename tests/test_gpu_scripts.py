@@ -78,7 +78,9 @@ def test_collect_keeps_tables_runs_and_failures_compactly(tmp_path, monkeypatch)
     monkeypatch.setattr(collect, "ROOT", tmp_path)
     archive = tmp_path / "call.tgz"
     run = {"macro": {"f": 0.25}, "micro": {"f": 0.5}, "per_sentence": [[1, 2, 3]] * 100, "config": "transformer/ner",
-           "seed": 0, "train_steps": 400, "train_seconds": 12.0, "dev_curve": [[0, 0.0], [200, 0.125]], "gpu_id": 0}
+           "seed": 0, "train_steps": 400, "train_seconds": 12.0, "dev_curve": [[0, 0.0], [200, 0.125]], "gpu_id": 0,
+           "provenance": {"device": "gpu", "gpu": "NVIDIA H100 80GB HBM3", "driver": "580.1", "cuda_runtime": "13.0",
+                          "cupy": "13.6.0", "torch": "2.11.0+cu130", "cpu_cores": 16}}
     with tarfile.open(archive, "w:gz") as tar:
         add(tar, "metrics/wnut17/speed_gpu_cnn.md", "| table |\n")
         add(tar, "metrics/wnut17/transformer/ner-s0.json", json.dumps(run))
@@ -94,6 +96,9 @@ def test_collect_keeps_tables_runs_and_failures_compactly(tmp_path, monkeypatch)
     assert record["failed"] == {"ner-s1": "torch.OutOfMemoryError: CUDA out of memory."}
     table = (out / "trf.md").read_text()
     assert "| ner-s0 | 25.0 | 50.0 | 400 | 12 | 0: 0, 200: 12 |" in table and "failed: torch.OutOfMemoryError" in table
+    # the table says where the runs ran
+    assert record["runs"]["ner-s0"]["provenance"]["gpu"] == "NVIDIA H100 80GB HBM3"
+    assert table.startswith("Ran on NVIDIA H100 80GB HBM3 (driver 580.1, CUDA 13.0, CuPy 13.6.0, torch 2.11.0+cu130, 16 CPU cores).")
 
 
 def test_check_configs_names_a_missing_config():

@@ -131,7 +131,10 @@ def main(
 
     def write(results: Dict[str, Dict[str, Any]]) -> List[str]:
         ordered = [results[config] for config in configs if config in results]
-        (out / f"{name}.json").write_text(json.dumps({"corpus": corpus, "max_steps": max_steps, "gpu_id": gpu_id, "overrides": overrides, "runs": ordered}, indent=1))
+        from spacy_imbalance.sweeps import run_provenance
+
+        (out / f"{name}.json").write_text(json.dumps({"corpus": corpus, "max_steps": max_steps, "gpu_id": gpu_id, "overrides": overrides,
+                                                      "provenance": run_provenance(gpu_id), "runs": ordered}, indent=1))
         lines = [
             f"Configs trained {max_steps} steps on corpus/{corpus} with --gpu-id {gpu_id}, evaluated on test on the GPU, then reloaded there "
             f"(every weight a CuPy array, nlp.pipe over the test texts). {sum(r['ok'] for r in ordered)} of {len(configs)} pass"

@@ -61,6 +61,8 @@ def main(
                     "macro_f": report["macro"]["f"], "micro_f": report["micro"]["f"],
                     "train_steps": report.get("train_steps"), "train_seconds": report.get("train_seconds"),
                     "dev_curve": report.get("dev_curve"), "gpu_id": report.get("gpu_id"),
+                    # where it ran (GPU name, driver, CUDA, CuPy, torch, CPU cores): runs before 0.2 lack it
+                    "provenance": report.get("provenance"),
                 }
             elif member.name.endswith(".log"):
                 log = data.decode("utf8", errors="replace")
@@ -68,7 +70,10 @@ def main(
                     failed[Path(member.name).stem] = last_error(log)
     failed = {name: error for name, error in failed.items() if name not in runs}
     (out / f"{study}.json").write_text(json.dumps({"archive": archive.name, "runs": runs, "failed": failed}, indent=1))
+    devices = sorted({_device_words(run["provenance"]) for run in runs.values()})
     lines: List[str] = [
+        f"Ran on {'; '.join(devices)}." if devices else "",
+        "",
         "| run | test macro-F1 | micro-F1 | steps | train s | dev macro-F1 by step |",
         "| --- | --: | --: | --: | --: | --- |",
     ]
@@ -82,6 +87,15 @@ def main(
         lines.append(f"| {name} | failed: {error} | | | | |")
     (out / f"{study}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def _device_words(provenance) -> str:
+    if not provenance:
+        return "a device the run did not record"
+    if provenance.get("device") != "gpu":
+        return f"the CPU ({provenance.get('cpu')}, {provenance.get('cpu_cores')} cores)"
+    return (f"{provenance.get('gpu', 'an unnamed GPU')} (driver {provenance.get('driver', '?')}, CUDA {provenance.get('cuda_runtime', '?')}, "
+            f"CuPy {provenance.get('cupy', '?')}, torch {provenance.get('torch', '?')}, {provenance.get('cpu_cores')} CPU cores)")
 
 
 if __name__ == "__main__":

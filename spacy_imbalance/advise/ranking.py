@@ -2,7 +2,7 @@
 against spaCy's better built-in component, what to recommend."""
 from dataclasses import asdict, dataclass, field
 from statistics import mean, stdev
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..scorers.bootstrap import paired_bootstrap_runs
 from ..scorers.counts import MatchCounts
@@ -19,8 +19,11 @@ class Ranked:
     name: str
     reason: str
     macro_f: List[float]
+    # per seed, from the trial's own report: the steps it trained and the
+    # minutes its training run took (what the report says it trained)
     steps: List[int]
     delta: Optional[Dict[str, float]] = None
+    minutes: List[float] = field(default_factory=list)
 
     @property
     def mean(self) -> float:
@@ -38,6 +41,9 @@ class Advice:
     recommended: str
     verdict: str
     seeds: List[int] = field(default_factory=list)
+    # (method, why): candidates left out of the ranking because a trial of
+    # theirs was scored as an untrained model (``trained``)
+    untrained: List[Tuple[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         data = asdict(self)
@@ -53,11 +59,33 @@ def rank(candidates: Sequence[Candidate], reports: Dict[str, List[Dict[str, Any]
     sentences, averaged over the seeds), and the method that ranks first is
     recommended. The verdict says whether it is *better* than the baseline
     (the whole interval above 0) or only ranks first (an interval that
-    includes 0: "no method is better than the baseline here")."""
+    includes 0: "no method is better than the baseline here").
+
+    Only trained trials are ranked (``trained``): a candidate with a trial
+    scored as its first-update model is left out (``Advice.untrained``), and
+    a ValueError says so when no trial, or no built-in, trained: a
+    recommendation of untrained models would be noise."""
+    untrained = [(c.name, _untrained_reason(reports[c.name])) for c in candidates if not all(trained(r) for r in reports[c.name])]
+    if len(untrained) == len(candidates):
+        raise ValueError(
+            "No trial trained past its first update, so nothing is recommended: spaCy evaluates after the first "
+            "update (step 0) and then every [training] eval_frequency steps, and each trial's best (or only) dev "
+            f"evaluation was that of step 0 ({'; '.join(f'{name}: {why}' for name, why in untrained)}). "
+            "Give a larger --budget or --max-steps"
+        )
+    left_out = {name for name, _ in untrained}
+    candidates = [c for c in candidates if c.name not in left_out]
     ranked = [
-        Ranked(c.name, c.reason, [r["macro"]["f"] for r in reports[c.name]], [_steps(r) for r in reports[c.name]])
+        Ranked(c.name, c.reason, [r["macro"]["f"] for r in reports[c.name]], [steps_trained(r) for r in reports[c.name]],
+               minutes=[minutes_trained(r) for r in reports[c.name]])
         for c in candidates
     ]
+    if not any(r.name in BUILTINS for r in ranked) and any(name in BUILTINS for name, _ in untrained):
+        raise ValueError(
+            f"spaCy's built-in components did not train past their first update "
+            f"({'; '.join(f'{name}: {why}' for name, why in untrained if name in BUILTINS)}), so there is nothing to "
+            "compare the other methods with and nothing is recommended. Give a larger --budget or --max-steps"
+        )
     builtins = [r for r in ranked if r.name in BUILTINS]
     if not builtins:
         raise ValueError(f"advise compares with spaCy's built-in components ({', '.join(BUILTINS)}); none was trained")
@@ -82,19 +110,59 @@ def rank(candidates: Sequence[Candidate], reports: Dict[str, List[Dict[str, Any]
             f"an interval that includes 0: no method is better than `{baseline.name}` here, and "
             f"`{baseline.name}` is as sound a choice. More seeds or a larger --budget would separate them."
         )
-    return Advice(ranking=ranked, baseline=baseline.name, recommended=top.name, verdict=verdict, seeds=list(seeds))
+    return Advice(ranking=ranked, baseline=baseline.name, recommended=top.name, verdict=verdict, seeds=list(seeds), untrained=untrained)
 
 
 def _counts(reports: List[Dict[str, Any]]) -> List[MatchCounts]:
     return [MatchCounts.from_sparse(report["counts"]) for report in reports]
 
 
-def _steps(report: Dict[str, Any]) -> int:
+def steps_trained(report: Dict[str, Any]) -> int:
     """Steps trained: where the time budget stopped it, else its last evaluation."""
     if report.get("steps_trained") is not None:
         return int(report["steps_trained"])
     curve = report.get("dev_curve") or []
     return int(curve[-1][0]) if curve else 0
+
+
+def minutes_trained(report: Dict[str, Any]) -> float:
+    """The minutes of the trial's training run (``spacy train``: loading and
+    initialising included), from its report like its steps."""
+    return float(report.get("train_seconds") or 0.0) / 60
+
+
+def checkpoint_step(report: Dict[str, Any]) -> Optional[int]:
+    """The step of the model a trial was scored with (model-best): spaCy
+    saves it at each evaluation that reaches the best score so far, ties
+    included, so it is the last step with the best score of the dev curve;
+    None without any evaluation."""
+    curve = report.get("dev_curve") or []
+    if not curve:
+        return None
+    best = max(score for _, score in curve)
+    return int(max(step for step, score in curve if score == best))
+
+
+def trained(report: Dict[str, Any]) -> bool:
+    """Whether a trial's scored model trained past its first update: its
+    best checkpoint is after step 0. spaCy evaluates after the first update
+    (step 0), so a trial stopped before its second evaluation (a short
+    --budget or --max-steps), or whose later evaluations were all worse, is
+    scored as an all but untrained model."""
+    step = checkpoint_step(report)
+    return step is not None and step > 0
+
+
+def _untrained_reason(reports: List[Dict[str, Any]]) -> str:
+    """Why a candidate's trials are untrained, the first such seed's."""
+    report = next(r for r in reports if not trained(r))
+    curve = report.get("dev_curve") or []
+    done = f"{steps_trained(report)} steps in {minutes_trained(report):.1f} minutes"
+    if not curve:
+        return f"no dev evaluation ({done})"
+    if all(step == 0 for step, _ in curve):
+        return f"no dev evaluation after step 0 ({done})"
+    return f"its best dev score was that of step 0, after one update ({done})"
 
 
 def _points(delta: Optional[Dict[str, float]]) -> str:

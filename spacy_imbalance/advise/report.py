@@ -25,12 +25,15 @@ def markdown(
         "",
         "## The candidates on dev",
         "",
-        f"Each trained {settings['trial_minutes']:.1f} minutes per seed (seeds {', '.join(map(str, advice.seeds))}; "
-        f"a {settings['budget_minutes']:g}-minute budget, {settings['encoder']} encoder), evaluated on the dev set "
-        f"that also picked its best checkpoint. Δ: paired bootstrap against `{advice.baseline}`, spaCy's better "
-        "built-in here (mean difference over the seeds, 95 % interval over 1,000 resamples of the dev sentences).",
+        f"Each trial (seeds {', '.join(map(str, advice.seeds))}; {settings['encoder']} encoder) trained until "
+        f"its share of the {settings['budget_minutes']:g}-minute budget ({settings['trial_minutes']:.1f} minutes of "
+        f"updates){_step_limit(settings)} ran out; \"trained\" gives the steps and the minutes of the training run "
+        "(loading included) that each trial's own report records, the range over the seeds. Each is evaluated on "
+        f"the dev set that also picked its best checkpoint. Δ: paired bootstrap against `{advice.baseline}`, "
+        "spaCy's better built-in here (mean difference over the seeds, 95 % interval over 1,000 resamples of the "
+        "dev sentences).",
         "",
-        "| method | dev macro-F1 | Δ vs " + f"`{advice.baseline}` | steps trained | why it was tried |",
+        "| method | dev macro-F1 | Δ vs " + f"`{advice.baseline}` | trained | why it was tried |",
         "| --- | --: | --: | --: | --- |",
         *[_row(r, advice.baseline) for r in advice.ranking],
         "",
@@ -41,6 +44,7 @@ def markdown(
         "## Left out",
         "",
         *[f"- {name}: {reason}." for name, reason in left_out],
+        *[f"- {name}: trained, but not ranked: {reason}; its scores are those of an untrained model." for name, reason in advice.untrained],
         "",
         "Short budgets rank methods that learn fast; the dev set both picks checkpoints and ranks, so its scores",
         "run high. Confirm the winner on a test set with `spacy-imbalance evaluate`.",
@@ -54,8 +58,25 @@ def _row(r: Ranked, baseline: str) -> str:
     )
     if r.delta is not None and r.delta["low"] > 0:
         delta = f"**{delta}**"
-    steps = "–".join(sorted({str(s) for s in r.steps}, key=int)) if len(set(r.steps)) > 1 else str(r.steps[0])
-    return f"| `{r.name}` | {100 * r.mean:.1f} ± {100 * r.std:.1f} | {delta} | {steps} | {r.reason} |"
+    return f"| `{r.name}` | {100 * r.mean:.1f} ± {100 * r.std:.1f} | {delta} | {trained_text(r)} | {r.reason} |"
+
+
+def trained_text(r: Ranked) -> str:
+    """The steps and minutes a method's trials trained, as ranges over the
+    seeds: "1,200 steps, 2.1 min" or "1,000–1,200 steps, 2.0–2.1 min"."""
+    text = f"{_range(r.steps, '{:,}')} steps"
+    if r.minutes:
+        text += f", {_range(r.minutes, '{:.1f}')} min"
+    return text
+
+
+def _range(values: Sequence[float], fmt: str) -> str:
+    low, high = fmt.format(min(values)), fmt.format(max(values))
+    return low if low == high else f"{low}–{high}"
+
+
+def _step_limit(settings: Dict[str, Any]) -> str:
+    return f" or its {settings['max_steps']:,} steps (--max-steps)" if settings.get("max_steps") is not None else ""
 
 
 def plot_advice(advice: Advice, path: Path) -> bool:

@@ -31,6 +31,15 @@ TRIAL_OVERHEAD_SECONDS = 45.0
 # the shortest training worth ranking
 MIN_TRIAL_MINUTES = 0.5
 SPANS_KEY = "sc"
+# the ranges of the numeric settings (the CLI's options), checked before
+# anything is written. Upper ends: 30 days of trials, 100 seeds, 1,024
+# workers and 10 million steps are far beyond any use of a short comparison;
+# larger values are typing slips (or inf, which spaCy's config cannot hold)
+BUDGET_MINUTES_MAX = 30 * 24 * 60
+SEEDS_RANGE = (2, 100)
+WORKERS_RANGE = (1, 1024)
+MAX_STEPS_RANGE = (1, 10_000_000)
+GPU_ID_RANGE = (-1, 1023)
 
 
 @dataclass(frozen=True)
@@ -52,19 +61,29 @@ class AdviseSettings:
     max_steps: int = 20000
 
     def check(self) -> None:
-        if not self.budget_minutes > 0:
-            raise ValueError(f"--budget must be > 0 minutes, got {self.budget_minutes}")
-        if self.seeds < 2:
-            raise ValueError(f"--seeds must be >= 2: the paired intervals average over seeds; got {self.seeds}")
-        if self.workers < 1:
-            raise ValueError(f"--workers must be >= 1, got {self.workers}")
+        """A ValueError naming the option of the first setting out of its
+        range (see the *_RANGE constants), or of a language spaCy lacks."""
+        budget = self.budget_minutes
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= BUDGET_MINUTES_MAX:
+            # `not` catches nan; inf is above the maximum
+            raise ValueError(f"--budget must be a number of minutes in (0, {BUDGET_MINUTES_MAX}], got {budget!r}")
+        if not _whole_in(self.seeds, SEEDS_RANGE):
+            raise ValueError(
+                f"--seeds must be a whole number in [{SEEDS_RANGE[0]}, {SEEDS_RANGE[1]}]: the paired intervals "
+                f"average over seeds; got {self.seeds!r}"
+            )
+        if not _whole_in(self.workers, WORKERS_RANGE):
+            raise ValueError(f"--workers must be a whole number in [{WORKERS_RANGE[0]}, {WORKERS_RANGE[1]}], got {self.workers!r}")
+        if not _whole_in(self.gpu_id, GPU_ID_RANGE):
+            raise ValueError(f"--gpu-id must be a whole number in [{GPU_ID_RANGE[0]}, {GPU_ID_RANGE[1]}] (-1: the CPU), got {self.gpu_id!r}")
         if self.encoder not in ENCODERS:
             raise ValueError(f"--encoder {self.encoder!r} is not one of {', '.join(ENCODERS)}")
         if self.vectors is not None and self.encoder != "vectors":
             raise ValueError(f"--vectors is for --encoder vectors, not {self.encoder}")
-        if self.max_steps < 1:
+        if not _whole_in(self.max_steps, MAX_STEPS_RANGE):
             # spaCy reads max_steps = 0 as no limit: the budget would then be the only stop
-            raise ValueError(f"--max-steps must be >= 1, got {self.max_steps}")
+            raise ValueError(f"--max-steps must be a whole number in [{MAX_STEPS_RANGE[0]}, {MAX_STEPS_RANGE[1]}], got {self.max_steps!r}")
+        check_lang(self.lang)
 
     def planned_minutes(self, n_trials: int) -> float:
         """The wall-clock minutes the trials take: more than the budget when
@@ -77,6 +96,22 @@ class AdviseSettings:
         the workers run, less each trial's overhead."""
         rounds = math.ceil(n_trials / self.workers)
         return max(MIN_TRIAL_MINUTES, (60 * self.budget_minutes / rounds - TRIAL_OVERHEAD_SECONDS) / 60)
+
+
+def _whole_in(value: Any, bounds: Tuple[int, int]) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]
+
+
+def check_lang(lang: str) -> None:
+    """A ValueError naming --lang when spaCy has no such language or cannot
+    make its tokenizer (e.g. ja without sudachipy): the trials would each
+    fail at their start, after the corpora and configs were written."""
+    import spacy
+
+    try:
+        spacy.blank(lang)
+    except (ImportError, ValueError) as err:
+        raise ValueError(f"--lang {lang!r} is not a language spaCy can make a pipeline for: {err}") from None
 
 
 def write_corpora(
@@ -119,6 +154,12 @@ def candidate_config(candidate: Candidate, settings: AdviseSettings, minutes: Op
     if minutes is not None:
         config["training"]["before_update"] = {"@callbacks": "spacy-imbalance.time_budget.v1", "minutes": round(minutes, 2)}
         header.append(f"trained for {minutes:.2f} minutes per seed ([training.before_update])")
+        # spaCy evaluates after the first update (step 0) and then every
+        # eval_frequency steps: a trial with fewer steps than that would be
+        # scored as its first-update model, so it evaluates at its last step
+        frequency = config["training"].get("eval_frequency")
+        if isinstance(frequency, int) and frequency > settings.max_steps:
+            config["training"]["eval_frequency"] = settings.max_steps
     return render(config, header=header)
 
 

@@ -50,6 +50,9 @@ def by_doc(suspects: Iterable[Suspect]) -> Dict[int, List[Suspect]]:
 def audited_docs(docs: Sequence[Doc], result: AuditResult, spans_key: str = SPANS_KEY) -> List[Doc]:
     """Copies of the documents with ``doc.spans[spans_key]``: the suspects,
     labelled, with their probabilities in ``attrs["scores"]``."""
+    if not spans_key.strip():
+        # spaCy takes "" as a key, but nobody would find the suspects under it
+        raise ValueError(f"--spans-key must name a span group, got {spans_key!r}")
     grouped = by_doc(result.suspects)
     output = []
     for i, doc in enumerate(docs):
@@ -146,6 +149,8 @@ def summary(result: AuditResult) -> Dict[str, Any]:
         "threshold": result.settings.threshold,
         "floor": result.settings.floor,
         "n_docs": result.info.get("n_docs"),
+        # empty documents: in n_docs, but in no fold (nothing to score)
+        "n_empty_docs": result.info.get("n_empty_docs", 0),
         "n_dev_docs": result.info.get("n_dev_docs"),
         "level": rate.level,
         "n_resamples": rate.n_resamples,
@@ -162,7 +167,9 @@ def summary_markdown(data: Dict[str, Any]) -> str:
     lines = [
         "# Audit summary",
         "",
-        f"{data['n_docs']} documents, {data['folds']}-fold cross-fitting (seed {data['seed']}); calibration: "
+        f"{data['n_docs']} documents"
+        + (f" ({data['n_empty_docs']} of them empty, left out of the folds)" if data.get("n_empty_docs") else "")
+        + f", {data['folds']}-fold cross-fitting (seed {data['seed']}); calibration: "
         + ("the dev set" if data["method"] == "dev" else "the training annotations (no dev set)")
         + f". Suspects: unannotated spans with a calibrated probability >= {data['threshold']:g}. "
         + (f"Intervals: {level} % percentile bootstrap over documents ({data['n_resamples']} resamples)."

@@ -22,6 +22,12 @@ from ..corpus.docs_io import write_docbin, write_text_atomic
 
 PLAN_FILE = "plan.json"
 FOLD_FILE = "fold.json"
+# the fold of an empty document: it holds no span, so it can hold no missed
+# entity, and a fold given only empty documents to train on cannot even
+# initialise its model (spaCy's E923)
+NO_FOLD = -1
+# the key (``doc_key``) of an empty document
+EMPTY_KEY: Tuple[str, ...] = ()
 # without a dev set, each fold keeps this share of its training documents
 # aside to pick its best checkpoint
 HELD_OUT_SHARE = 0.1
@@ -33,7 +39,8 @@ class FoldPlan:
 
     k: int
     seed: int
-    # fold id of every document, in corpus order
+    # fold id of every document, in corpus order; NO_FOLD for an empty
+    # document, which no fold trains on or scores
     assignment: List[int]
     # identifies the corpus and the training settings the folds belong to
     fingerprint: str
@@ -42,7 +49,11 @@ class FoldPlan:
         return [i for i, f in enumerate(self.assignment) if f == fold]
 
     def trained(self, fold: int) -> List[int]:
-        return [i for i, f in enumerate(self.assignment) if f != fold]
+        return [i for i, f in enumerate(self.assignment) if f != fold and f != NO_FOLD]
+
+    def left_out(self) -> List[int]:
+        """The documents in no fold: the empty ones."""
+        return [i for i, f in enumerate(self.assignment) if f == NO_FOLD]
 
     def to_disk(self, path: Path) -> None:
         write_text_atomic(path, json.dumps(asdict(self)) + "\n")
@@ -58,17 +69,18 @@ def assign_folds(keys: Sequence[Hashable], k: int, seed: int) -> List[int]:
     the distinct keys shuffled with the seed and dealt round robin, so fold
     sizes differ by at most one where no text repeats. Documents with the
     same key share a fold: a duplicate in another fold would let its model
-    score a text it trained on."""
+    score a text it trained on. Empty documents (an empty key) get NO_FOLD."""
     groups: Dict[Hashable, int] = {}
     for key in keys:
-        groups.setdefault(key, len(groups))
+        if key != EMPTY_KEY:
+            groups.setdefault(key, len(groups))
     check_k(k, len(groups))
     order = list(range(len(groups)))
     random.Random(seed).shuffle(order)
     group_fold = [0] * len(groups)
     for rank, g in enumerate(order):
         group_fold[g] = rank % k
-    return [group_fold[groups[key]] for key in keys]
+    return [NO_FOLD if key == EMPTY_KEY else group_fold[groups[key]] for key in keys]
 
 
 def doc_key(doc: Doc) -> Tuple[str, ...]:
@@ -79,7 +91,7 @@ def check_k(k: int, n_docs: int, setting: str = "--folds") -> None:
     if not isinstance(k, int) or k < 2:
         raise ValueError(f"{setting} must be an integer >= 2 (each fold is scored by a model trained on the others), got {k!r}")
     if n_docs < k:
-        raise ValueError(f"{setting} {k} is more than the {n_docs} distinct documents of the corpus: each fold needs at least one")
+        raise ValueError(f"{setting} {k} is more than the {n_docs} distinct documents of the corpus (empty ones aside): each fold needs at least one")
 
 
 def fingerprint(docs: Sequence[Doc], settings: Dict[str, Any]) -> str:

@@ -164,6 +164,12 @@ def run_audit(
         "dev": None if dev_docs is None else fingerprint(dev_docs, {}),
     }
     plan = prepare_plan(folder, train_docs, settings.folds, settings.seed, shaping)
+    empty = plan.left_out()
+    if empty:
+        msg.warn(
+            f"{len(empty)} of the {len(train_docs)} documents of {train_source} are empty (no tokens): left out of the "
+            f"folds, as they cannot hold a missed entity (documents {_some(empty)}, counted from 0)"
+        )
     for fold in range(plan.k):
         if fold_done(folder, plan, fold):
             msg.info(f"Fold {fold + 1}/{plan.k}: trained before ({fold_dir(folder, fold)})")
@@ -204,8 +210,14 @@ def run_audit(
         probabilities=probabilities,
         calibration=[(f.calibration_scores, f.calibration_outcomes) for f in folds],
         settings=settings,
-        info={"n_docs": len(train_docs), "n_dev_docs": 0 if dev_docs is None else len(dev_docs), "decoded": decoded},
+        info={"n_docs": len(train_docs), "n_dev_docs": 0 if dev_docs is None else len(dev_docs), "n_empty_docs": len(empty),
+              "decoded": decoded},
     )
+
+
+def _some(indices: Sequence[int], n: int = 10) -> str:
+    shown = ", ".join(str(i) for i in indices[:n])
+    return shown if len(indices) <= n else f"{shown} and {len(indices) - n} more"
 
 
 def _score_fold(

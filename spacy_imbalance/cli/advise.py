@@ -6,13 +6,18 @@ import typer
 from wasabi import msg
 
 from ..advise import AdviseSettings, plan_trials, rank, read_miss_rate, run_candidates, select_candidates, write_advice, write_corpora
-from ..advise.run import candidate_config, stats_rows
+from ..advise.ranking import Ranked, minutes_trained, steps_trained
+from ..advise.report import trained_text
+from ..advise.run import (
+    BUDGET_MINUTES_MAX, GPU_ID_RANGE, MAX_STEPS_RANGE, SEEDS_RANGE, WORKERS_RANGE, candidate_config, stats_rows,
+)
 from ..corpus.conll import ConllFormatError
 from ..corpus.docs_io import load_docs
 from ..corpus.stats import corpus_stats
 from ..init_config.options import ENCODERS
 from ..sweeps import TrialFailed, use_ray
-from ._app import app, check_not_a_file, check_outputs_are_not_inputs, fail
+from ._app import _same_file, app, check_outputs_are_not_inputs, fail
+from .checks import bounded, check_output_folder
 
 
 @app.command("advise")
@@ -32,6 +37,13 @@ def advise_cli(
     max_steps: int = typer.Option(20000, "--max-steps", help="The most steps of a trial (the time budget ends it first)"),
 ) -> None:
     """Train the methods that fit TRAIN for a short budget, rank them on DEV against spaCy's best built-in, and recommend one."""
+    # every number before anything is written: inf or nan would reach the
+    # trials' configs, and each trial would fail in its own log
+    bounded(budget, "--budget", low=0, high=BUDGET_MINUTES_MAX, low_open=True)
+    bounded(seeds, "--seeds", low=SEEDS_RANGE[0], high=SEEDS_RANGE[1], integer=True)
+    bounded(workers, "--workers", low=WORKERS_RANGE[0], high=WORKERS_RANGE[1], integer=True)
+    bounded(gpu_id, "--gpu-id", low=GPU_ID_RANGE[0], high=GPU_ID_RANGE[1], integer=True)
+    bounded(max_steps, "--max-steps", low=MAX_STEPS_RANGE[0], high=MAX_STEPS_RANGE[1], integer=True)
     settings = AdviseSettings(
         budget_minutes=budget, seeds=seeds, encoder=encoder, vectors=vectors, lang=lang, workers=workers,
         address=address, gpu_id=gpu_id, max_steps=max_steps,
@@ -47,8 +59,10 @@ def advise_cli(
         settings = dataclasses.replace(settings, workers=1)
     elif gpu_id >= 0:
         msg.warn(f"Each trial takes a whole GPU: with fewer than {workers} GPUs they wait for one another, and take longer than --budget")
-    check_not_a_file(output)
+    check_output_folder(output, "--output")
     check_outputs_are_not_inputs([train_path, dev_path], [output / "corpus" / "train.spacy", output / "corpus" / "dev.spacy"])
+    if _same_file(train_path, dev_path):
+        fail(f"DEV {dev_path} is TRAIN {train_path}: ranked on its training data, every method would look better than it is. Give a dev set apart from TRAIN")
     try:
         train, dev = load_docs(train_path), load_docs(dev_path)
     except (OSError, ConllFormatError, ValueError) as err:
@@ -56,8 +70,9 @@ def advise_cli(
     for name, docs in ((train_path, train), (dev_path, dev)):
         if not any(doc.ents for doc in docs):
             fail(f"{name} has no entities (doc.ents) to learn or rank on")
-    if train_path.resolve() == dev_path.resolve():
-        msg.warn(f"TRAIN and DEV are the same file ({train_path}): the ranking measures fit to the training data, not generalisation")
+    if [doc.text for doc in train] == [doc.text for doc in dev]:
+        # another file (a copy, or the CoNLL of the same .spacy) with the same sentences
+        fail(f"DEV {dev_path} holds the same {len(dev)} sentences as TRAIN {train_path}: ranked on its training data, every method would look better than it is. Give a dev set apart from TRAIN")
     if miss_rate is not None and miss_rate.get("n_docs") not in (None, len(train)):
         fail(f"--audit {audit} audited {miss_rate['n_docs']} documents, {train_path} has {len(train)}: run the audit on TRAIN")
     stats = corpus_stats(train)
@@ -85,22 +100,31 @@ def advise_cli(
         msg.text(f"  {candidate.name}: {candidate.reason}")
 
     def progress(trial, report, n_done: int, n_all: int) -> None:
-        curve = report.get("dev_curve") or [[0, 0.0]]
-        steps = report.get("steps_trained", curve[-1][0])
-        msg.text(f"[{n_done}/{n_all}] {trial.name}: dev macro-F1 {100 * report['macro']['f']:.1f} ({steps} steps)")
+        msg.text(
+            f"[{n_done}/{n_all}] {trial.name}: dev macro-F1 {100 * report['macro']['f']:.1f} "
+            f"({steps_trained(report):,} steps in {minutes_trained(report):.1f} minutes)"
+        )
 
     try:
         reports = run_candidates(planned, settings, output, on_done=progress)
     except (TrialFailed, ImportError) as err:
         fail(str(err))
-    advice = rank(candidates, reports, list(range(seeds)))
+    try:
+        advice = rank(candidates, reports, list(range(seeds)))
+    except ValueError as err:
+        # no recommendation from untrained models: the trials stay in OUTPUT for a resumed run
+        fail(str(err))
+    for name, why in advice.untrained:
+        msg.warn(f"{name} is not ranked: {why}; its scores would be those of an untrained model")
     recommended = next(c for c in candidates if c.name == advice.recommended)
-    summary = {"budget_minutes": budget, "trial_minutes": minutes, "seeds": seeds, "encoder": encoder,
-               "train": str(train_path), "dev": str(dev_path)}
+    summary = {"budget_minutes": budget, "trial_minutes": minutes, "max_steps": max_steps, "seeds": seeds,
+               "encoder": encoder, "train": str(train_path), "dev": str(dev_path)}
     paths = write_advice(output, advice, rows, left_out, summary, candidate_config(recommended, settings, None))
     table = [(r.name, f"{100 * r.mean:.1f} ± {100 * r.std:.1f}",
               "–" if r.delta is None else f"{100 * r.delta['delta']:+.1f} [{100 * r.delta['low']:+.1f}, {100 * r.delta['high']:+.1f}]")
              for r in advice.ranking]
-    msg.table(table, header=("method", "dev macro-F1", f"Δ vs {advice.baseline}"), aligns=("l", "r", "r"), divider=True)
-    msg.good(f"Recommended: {advice.recommended}. {advice.verdict}")
+    table = [(*row, trained_text(r)) for row, r in zip(table, advice.ranking)]
+    msg.table(table, header=("method", "dev macro-F1", f"Δ vs {advice.baseline}", "trained"), aligns=("l", "r", "r", "r"), divider=True)
+    top: Ranked = advice.ranking[0]
+    msg.good(f"Recommended: {advice.recommended} (trained {trained_text(top)} per seed). {advice.verdict}")
     msg.info(f"Report: {paths['report']}; config: {paths['config']}")

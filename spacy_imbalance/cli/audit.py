@@ -9,7 +9,8 @@ from ..audit.export import SPANS_KEY, write_outputs
 from ..audit.estimate import TOTAL
 from ..audit.run import AuditSettings, run_audit
 from ..corpus.docs_io import load_docs
-from ._app import app, check_not_a_file, check_outputs_are_not_inputs, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+from .checks import check_output_folder
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "audit" / "default.cfg"
 # the default model on frozen all-MiniLM-L6-v2 features (written by scripts/write_configs.py from configs/recipes.yml)
@@ -58,7 +59,10 @@ def audit_cli(
         }
     if not config.exists():
         fail(f"No such config file: {config} (--config)")
-    check_not_a_file(output)
+    if not spans_key.strip():
+        # spaCy takes "" as a key, but nobody would find the suspects under it
+        fail(f"--spans-key must name a span group, got {spans_key!r}")
+    check_output_folder(output, "--output")
     check_outputs_are_not_inputs([p for p in (train_path, dev_path, config) if p is not None], [output])
     if dev_path is not None and dev_path.resolve() == train_path.resolve():
         fail(f"--dev {dev_path} is TRAIN: the dev set must be a completely annotated sample apart from it")

@@ -12,7 +12,8 @@ from ..calibration.thresholds import DEFAULT_MIN_GAIN, SpanThresholdSearch, dev_
 from ..corpus.docs_io import load_docs
 from ..pipeline.sampled_spancat import set_span_thresholds, span_component
 from ..pipeline.tagging.thresholds import MAX_STEP, MIN_STEP, default_grid
-from ._app import app, check_not_a_file, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
+from .checks import check_output_folder
 
 
 @app.command("calibrate")
@@ -43,7 +44,8 @@ def calibrate_cli(
     """
     check_save_target(model, output, in_place, "calibrated")
     check_outputs_are_not_inputs([model, data_path], [output, report])
-    check_not_a_file(output)
+    check_output_folder(output, "--output")
+    check_output_folder(report, "--report")
     if report is not None and model.resolve() in report.resolve().parents:
         fail(f"--report {report} is inside MODEL {model}: give a folder outside the pipeline")
     if batch_size < 1:

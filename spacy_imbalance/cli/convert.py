@@ -2,7 +2,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import typer
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin
 from wasabi import msg
 
 from ..corpus.conll import ConllFormatError, ConllReport, conll_to_docs
@@ -14,6 +14,7 @@ from ..corpus.default_corpus import (
 )
 from ..corpus.docs_io import copy_ents_to_spans, write_docbins
 from ._app import app, check_outputs_are_not_inputs, fail, parse_split
+from .checks import check_output_file
 from .stats import print_stats
 
 SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
@@ -26,6 +27,9 @@ def convert_file(
     the folder ``output``. Nothing is written unless the whole input reads."""
     paths = {name: output / f"{name}.spacy" for name in split} if split else {"": output}
     check_outputs_are_not_inputs([input_path], paths.values())
+    for path in paths.values():
+        # a device, pipe or folder would be replaced by the rename of the atomic write
+        check_output_file(path, "OUTPUT")
     docs, report = conll_to_docs(input_path)
     if spans_key:
         copy_ents_to_spans(docs, spans_key)
@@ -71,17 +75,43 @@ def convert_cli(
     seed: int = typer.Option(DEFAULT_SPLIT_SEED, "--split-seed", help="Seed of random.Random for --split"),
 ) -> None:
     """Convert a CoNLL NER file into sentence-level Docs with doc.ents."""
-    if not input_path.is_file():
-        fail(f"No such input file: {input_path}")
-    parts = parse_split(split) if split else None
+    _check_conll_input(input_path)
+    if split is not None and not split.strip():
+        fail("--split is empty: give name=fraction pairs like train=0.7,dev=0.15,test=0.15, or leave --split out for one file")
+    parts = parse_split(split) if split is not None else None
     if parts is None and output.is_dir():
         fail(f"{output} is a folder: give a .spacy file name, or --split to write one file per part")
     if parts is not None and output.is_file():
         fail(f"With --split, {output} must be a folder, but it is a file")
     try:
         convert_file(input_path, output, spans_key=spans_key, split=parts, seed=seed)
-    except (ConllFormatError, ValueError, OSError) as err:
+    except ConllFormatError as err:
+        if _is_docbin(input_path):
+            fail(
+                f"{input_path} is a .spacy file, not CoNLL: convert reads a CoNLL file (token ... tag per line) "
+                "and writes .spacy; a .spacy file needs no conversion"
+            )
         fail(str(err))
+    except (ValueError, OSError) as err:
+        fail(str(err))
+
+
+def _check_conll_input(input_path: Path) -> None:
+    """A CoNLL file to read, or a message that says what the input is
+    instead: missing, a folder, or a .spacy file (already converted)."""
+    if not input_path.exists():
+        fail(f"No such input file: {input_path}")
+    if input_path.is_dir():
+        fail(f"{input_path} is a folder: convert reads one CoNLL file (token ... tag per line)")
+
+
+def _is_docbin(path: Path) -> bool:
+    """Whether ``path`` reads as a .spacy (DocBin) file, whatever its name."""
+    try:
+        DocBin().from_bytes(path.read_bytes())
+    except Exception:  # any decoding error: zlib, msgpack, a missing key
+        return False
+    return True
 
 
 @app.command("default-corpus")

@@ -1,3 +1,4 @@
+import hashlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -9,9 +10,14 @@ from spacy.util import load_model
 from wasabi import msg
 
 from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts, pipeline_target
-from ..corpus.docs_io import load_docs
+from ..corpus.docs_io import load_docs, write_text_atomic
 from ..scorers.bootstrap import paired_bootstrap
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+from .checks import bounded, check_output_file, check_spans_key
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _load_gold(data_path: Path) -> List[Doc]:
@@ -22,18 +28,43 @@ def _load_gold(data_path: Path) -> List[Doc]:
         fail(str(err))
 
 
-def load_pipeline(model: str, spans_key: Optional[str]) -> Language:
-    """Load a pipeline and check that it predicts something to score, before
-    any prediction; a clear message naming the pipeline otherwise."""
+def load_pipeline(model: str, spans_key: Optional[str], gold: List[Doc], data_path: Path) -> Language:
+    """Load a pipeline and check that it predicts something to score, and
+    that the gold data has what it will be scored on, before any prediction;
+    a clear message naming the pipeline or the data otherwise."""
     try:
         nlp = load_model(model)
     except OSError as err:
         fail(str(err))
     try:
-        pipeline_target(nlp, spans_key, name=f"The pipeline {model}")
+        target = pipeline_target(nlp, spans_key, name=f"The pipeline {model}")
     except ValueError as err:
         fail(str(err))
+    if target is not None:
+        # spans scored under a key no gold document has: F = 0 for any pipeline.
+        # doc.ents (target None) are checked by nothing: gold without entities is a corpus
+        option = "--spans-key" if spans_key else f"the spans key of the pipeline {model}"
+        check_spans_key(gold, target, str(data_path), option)
     return nlp
+
+
+def check_evaluation_settings(data_path: Path, output: Optional[Path], n_resamples: int, batch_size: int) -> None:
+    """The settings of evaluate and compare, checked before any work: the
+    output file (not the data, not a folder or device) and the numbers."""
+    check_outputs_are_not_inputs([data_path], [output])
+    check_output_file(output, "--output")
+    bounded(n_resamples, "--n-bootstrap", low=1, integer=True)
+    bounded(batch_size, "--batch-size", low=1, integer=True)
+
+
+def write_json_output(output: Path, data: Dict[str, Any], what: str, indent: int = 2) -> None:
+    """Write ``data`` as JSON atomically (a stopped run leaves no half
+    file); a message naming the file when it cannot be written."""
+    try:
+        write_text_atomic(output, srsly.json_dumps(data, indent=indent))
+    except (OSError, ValueError) as err:
+        fail(f"Could not write --output {output}: {getattr(err, 'strerror', None) or err}")
+    msg.good(f"Saved {what} to {output}")
 
 
 def print_report(report: Dict[str, Any], title: str) -> None:
@@ -57,21 +88,20 @@ def evaluate_cli(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
-    check_outputs_are_not_inputs([data_path], [output])
+    check_evaluation_settings(data_path, output, n_resamples, batch_size)
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
-    nlp = load_pipeline(model, spans_key)
+    nlp = load_pipeline(model, spans_key, docs, data_path)
     try:
         report = evaluate_pipeline(nlp, docs, spans_key=spans_key, batch_size=batch_size, n_resamples=n_resamples, seed=seed)
     except ValueError as err:
         fail(f"The pipeline {model}: {err}")
-    report.update({"name": name or str(model), "model": str(model), "data": str(data_path)})
+    # the data's contents too: `summarize` pools runs of one name only when scored on the same data
+    report.update({"name": name or str(model), "model": str(model), "data": str(data_path), "data_sha256": _sha256(data_path)})
     print_report(report, f"{report['name']} on {data_path} ({report['target']})")
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
         # compact: the per-sentence counts (kept for paired bootstraps) dominate the file
-        srsly.write_json(output, report, indent=0)
-        msg.good(f"Saved metrics to {output}")
+        write_json_output(output, report, "metrics", indent=0)
 
 
 @app.command("compare")
@@ -88,12 +118,12 @@ def compare_cli(
     """Paired bootstrap: how much each pipeline beats the first, with intervals."""
     if len(models) < 2:
         fail("compare needs at least two pipelines: a baseline and one to compare")
-    check_outputs_are_not_inputs([data_path], [output])
+    check_evaluation_settings(data_path, output, n_resamples, batch_size)
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
     counts = []
     for model in models:
-        nlp = load_pipeline(model, spans_key)
+        nlp = load_pipeline(model, spans_key, docs, data_path)
         try:
             system_counts, _, _ = pipeline_counts(nlp, docs, spans_key=spans_key, batch_size=batch_size)
         except ValueError as err:
@@ -109,6 +139,4 @@ def compare_cli(
     msg.divider(f"Paired bootstrap against {models[0]} ({n_resamples} resamples of {len(docs)} sentences)")
     msg.table(rows, header=("pipeline", "score", "delta", "95% CI", "resamples not better"), aligns=("l", "l", "r", "r", "r"))
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(output, result)
-        msg.good(f"Saved comparison to {output}")
+        write_json_output(output, result, "comparison")

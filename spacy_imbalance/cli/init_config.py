@@ -9,8 +9,12 @@ from .. import __version__
 from ..init_config import ConfigChoice, build_config, render, validate_config
 from ..init_config.encoders import DESCRIPTIONS
 from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
+from ..corpus.docs_io import write_text_atomic
 from ._app import app, fail, setting_value, split_sets
+from .checks import check_output_file
 
+# spacy-transformers' autocast switch (float16 on CUDA, with a gradient scaler)
+MIXED_PRECISION = "components.transformer.model.mixed_precision"
 # what each encoder needs beyond the package, for a clear message
 EXTRAS = {"features": "minilm", "transformer": "transformers,minilm"}
 
@@ -29,20 +33,25 @@ def init_config_cli(
         None, "--encoder", help=f"{', '.join(ENCODERS)}; default transformer with --gpu, else cnn"
     ),
     gpu: bool = typer.Option(False, "--gpu", help="The pipeline trains on a GPU: a fine-tuned transformer unless --encoder says otherwise"),
+    mixed_precision: bool = typer.Option(
+        False, "--mixed-precision",
+        help="Fine-tune in mixed precision (float16 autocast with a gradient scaler; CUDA GPUs only, ignored on a CPU): --encoder transformer only",
+    ),
     lang: str = typer.Option("en", "--lang", help="The language code of the pipeline"),
     sets: List[str] = typer.Option([], "--set", help="A setting KEY=VALUE set last (spaCy's dotted names), e.g. components.sampled_spancat.max_span_width=12; repeatable"),
     force: bool = typer.Option(False, "--force", help="Replace OUTPUT if it exists"),
 ) -> None:
     """A filled, validated training config for a component and the imbalance methods chosen for it."""
-    choice = ConfigChoice(
-        component, sampler=sampler, loss=loss, resample=resample,
-        encoder=encoder or ("transformer" if gpu else "cnn"), lang=lang, overrides=parse_sets(sets),
-    )
+    encoder = encoder or ("transformer" if gpu else "cnn")
+    overrides = parse_sets(sets)
+    if mixed_precision:
+        if not encoder.startswith("transformer"):
+            fail(f"--mixed-precision applies to a fine-tuned transformer (--encoder transformer), not --encoder {encoder}")
+        overrides[MIXED_PRECISION] = True
+    choice = ConfigChoice(component, sampler=sampler, loss=loss, resample=resample, encoder=encoder, lang=lang, overrides=overrides)
     to_stdout = str(output) == "-"
-    if not to_stdout and output.is_dir():
-        fail(f"{output} is a folder: give the path of the config file, e.g. {output / 'config.cfg'}")
-    if not to_stdout and output.exists() and not force:
-        fail(f"{output} exists: give another path, or --force to replace it")
+    if not to_stdout:
+        check_config_output(output, force)
     try:
         config = build_config(choice)
     except ValueError as err:
@@ -59,14 +68,27 @@ def init_config_cli(
     if to_stdout:
         sys.stdout.write(text)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf8")
+    try:
+        # atomic: a full disk leaves the old file (or none), never half a config
+        write_text_atomic(output, text)
+    except (OSError, ValueError) as err:
+        fail(f"Could not write OUTPUT {output}: {getattr(err, 'strerror', None) or err}")
     msg.good(f"Saved a {component} config on {DESCRIPTIONS[choice.encoder]}: {output}")
     if choice.encoder == "transformer" and not gpu:
         msg.warn("Fine-tuning a transformer takes hours on a CPU: train it with --gpu-id 0")
     if choice.encoder == "vectors" and config["paths"]["vectors"] is None:
         msg.warn(f"No default vectors for --lang {lang}: train with --paths.vectors (a pipeline or a folder with vectors)")
     msg.text(f"Train it: python -m spacy train {output} --paths.train TRAIN.spacy --paths.dev DEV.spacy", show=True)
+
+
+def check_config_output(output: Path, force: bool) -> None:
+    """OUTPUT is a new file (or an old one with --force) that can be written,
+    checked before the config is built; '-' (stdout) is not checked."""
+    if output.is_dir():
+        fail(f"{output} is a folder: give the path of the config file, e.g. {output / 'config.cfg'}")
+    check_output_file(output, "OUTPUT")
+    if output.exists() and not force:
+        fail(f"{output} exists: give another path, or --force to replace it")
 
 
 def parse_sets(sets: List[str]) -> Dict[str, Any]:

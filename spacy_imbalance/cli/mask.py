@@ -5,7 +5,14 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..corpus.masking.masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
+from ..corpus.masking.masking import (
+    check_keys,
+    check_probability,
+    describe_masking,
+    mask_entities,
+    masking_counts,
+    unmaskable_gold,
+)
 from ._app import app, fail
 from .transform import transform_file
 
@@ -29,6 +36,11 @@ def mask_cli(
     counts: Dict[str, int] = {}
 
     def transform(docs: List[Doc]) -> List[Doc]:
+        # an absent --spans-key is refused by transform_file; here doc.ents
+        # without entities while the gold sits in a span group
+        problem = unmaskable_gold(docs, spans_key, setting="--spans-key")
+        if problem is not None:
+            raise ValueError(f"{input_path}: {problem}")
         masked = mask_entities(docs, p, seed=seed, spans_key=spans_key, masked_key=masked_key)
         counts["entities"], counts["dropped"] = masking_counts(docs, masked, spans_key=spans_key)
         return masked

@@ -18,13 +18,19 @@ from ..spans.negatives import (
     UniformNegatives,
     WeightedNegatives,
 )
+from ..spans.negatives.temperature import MAX_TEMPERATURE, MIN_TEMPERATURE
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..corpus.docs_io import load_docs
+from ..corpus.gold_checks import check_no_empty_spans
+from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
 from ._app import app, fail, use_gpu
+from .checks import bounded, check_output_file, check_spans_key
 
 SAMPLERS = ("all", "uniform", "weighted", "top")
 DEFAULT_P = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+# Every seed masks and samples the whole corpus once per p; the paper uses 10
+MAX_SEEDS = 1000
 
 
 @app.command("missampling")
@@ -33,12 +39,16 @@ def missampling_cli(
     model: Optional[str] = typer.Option(None, "--model", help="Trained pipeline with a sampled_spancat component; needed by the weighted and top samplers"),
     samplers: List[str] = typer.Option(["uniform"], "--sampler", help="all, uniform, weighted or top; repeat to compare"),
     p_values: List[float] = typer.Option(DEFAULT_P, "--p", help="Masking probabilities; repeat (default 0.1 ... 0.9)"),
-    n_seeds: int = typer.Option(10, "--seeds", help="Seeds 0..N-1 per p (masking and sampling); the paper uses 10"),
-    rate: float = typer.Option(0.7, "--rate", help="uniform/weighted: negatives per token"),
-    mu: float = typer.Option(8.0, "--mu", help="weighted: mu of Eq. 16"),
-    temperature: float = typer.Option(1.0, "--temperature", help="weighted: T of Eq. 16 (1.0 = the schedule's last epoch)"),
-    ratio: float = typer.Option(0.05, "--ratio", help="top: share of the batch's negatives kept"),
-    max_span_width: int = typer.Option(8, "--max-span-width", help="Widest candidate without --model (with it, the component's)"),
+    n_seeds: int = typer.Option(10, "--seeds", help=f"Seeds 0..N-1 per p (masking and sampling), N in [1, {MAX_SEEDS}]; the paper uses 10"),
+    rate: float = typer.Option(0.7, "--rate", help="uniform/weighted: negatives per token, in (0, 1]"),
+    mu: float = typer.Option(8.0, "--mu", help="weighted: mu of Eq. 16, >= 0"),
+    temperature: float = typer.Option(
+        1.0, "--temperature", help=f"weighted: T of Eq. 16, in [{MIN_TEMPERATURE:g}, {MAX_TEMPERATURE:g}] (1.0 = the schedule's last epoch)"
+    ),
+    ratio: float = typer.Option(0.05, "--ratio", help="top: share of the batch's negatives kept, in (0, 1]"),
+    max_span_width: int = typer.Option(
+        8, "--max-span-width", help=f"Widest candidate without --model, in [1, {MAX_SPAN_WIDTH}] (with it, the component's)"
+    ),
     component: str = typer.Option("sampled_spancat", "--component", help="Name of the component in --model"),
     gold_key: Optional[str] = typer.Option(None, "--gold-key", help="Without --model: gold from doc.spans[KEY] instead of doc.ents"),
     batch_size: int = typer.Option(64, "--batch-size", help="Sentences per batch (Top-Neg ranks within a batch)"),
@@ -47,21 +57,31 @@ def missampling_cli(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Missampling rate (Eq. 12 of Li et al. 2022): the share of sampled negatives that are masked entities, per masking probability."""
-    use_gpu(gpu_id)
-    if n_seeds < 1:
-        fail(f"--seeds must be >= 1, got {n_seeds}")
+    # every setting and output before any work: a sampler's setting is
+    # checked whether or not that sampler runs (a nan --mu with the uniform
+    # sampler reached the JSON output), and -o before the whole measurement
+    _check_settings(p_values, n_seeds, rate, mu, temperature, ratio, max_span_width, batch_size)
     unknown = [name for name in samplers if name not in SAMPLERS]
     if unknown:
         fail(f"unknown --sampler {', '.join(unknown)}; choose from {', '.join(SAMPLERS)}")
+    check_output_file(output, "--output", inputs=[data_path])
+    check_output_file(plot, "--plot", inputs=[data_path])
+    use_gpu(gpu_id)
     try:
         built = {name: _sampler(name, rate=rate, mu=mu, temperature=temperature, ratio=ratio) for name in samplers}
         docs = load_docs(data_path)
+        # Doc.copy in masking fails on a zero-length span with spaCy's E1052, naming no file
+        check_no_empty_spans(docs, str(data_path))
         pipe, prepare = _component(model, component, docs, max_span_width, gold_key)
         for name, sampler in built.items():
             if (sampler.needs_probs or sampler.needs_vectors) and model is None:
                 raise ValueError(f"the {name} sampler draws from a model's outputs: pass a trained pipeline with --model")
     except (OSError, ValueError) as err:
         fail(str(err))
+    if pipe.cfg["gold_key"] is not None:
+        # an absent key masks nothing: every rate would be 0 by construction
+        option = "--gold-key" if model is None else f"the gold_key of {component!r} in --model"
+        check_spans_key(docs, pipe.cfg["gold_key"], str(data_path), option)
     seeds = list(range(n_seeds))
     results: Dict[str, List[MissamplingResult]] = {}
     for name, sampler in built.items():
@@ -89,6 +109,24 @@ def missampling_cli(
     if plot is not None:
         _plot(results, plot, str(data_path))
         msg.good(f"Saved the plot to {plot}")
+
+
+def _check_settings(
+    p_values: Sequence[float], n_seeds: int, rate: float, mu: float, temperature: float, ratio: float,
+    max_span_width: int, batch_size: int,
+) -> None:
+    """Exit with a message naming the option and its range unless every
+    numeric option is finite and in range."""
+    for p in p_values:
+        bounded(p, "--p", low=0, high=1)
+    bounded(n_seeds, "--seeds", low=1, high=MAX_SEEDS, integer=True)
+    bounded(rate, "--rate", low=0, high=1, low_open=True)
+    # mu is an exponent of a number in [0, 1]: any finite mu >= 0 is a weight
+    bounded(mu, "--mu", low=0)
+    bounded(temperature, "--temperature", low=MIN_TEMPERATURE, high=MAX_TEMPERATURE)
+    bounded(ratio, "--ratio", low=0, high=1, low_open=True)
+    bounded(max_span_width, "--max-span-width", low=1, high=MAX_SPAN_WIDTH, integer=True)
+    bounded(batch_size, "--batch-size", low=1, integer=True)
 
 
 def _warn_unmasked(

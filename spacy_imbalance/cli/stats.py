@@ -1,14 +1,14 @@
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import srsly
 import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..corpus.conll import ConllFormatError
+from ..corpus.conll import ConllFormatError, label_has_space
 from ..corpus.docs_io import load_docs
-from ..corpus.stats import corpus_stats
+from ..corpus.stats import corpus_stats, gold_spans, zero_length_spans
 from ._app import app, fail
 
 
@@ -33,6 +33,30 @@ def print_stats(docs: Iterable[Doc], spans_key: Optional[str] = None) -> None:
         msg.table(per_type, header=("type", "tokens", "mentions", "% tokens", "rareness r_t"), aligns=("l", "r", "r", "r", "r"))
 
 
+def span_warnings(docs: Sequence[Doc], spans_key: Optional[str], path: Path) -> List[str]:
+    """What the statistics leave out or a user should fix, naming documents
+    (1-based, in file order): zero-length spans, which are not counted, and
+    labels with a space, which the NER components refuse when training starts
+    (a CoNLL file with one is refused when read)."""
+    warnings = []
+    empty = zero_length_spans(docs, spans_key)
+    if empty:
+        where = ", ".join(f"document {i + 1} ({span.label_!r} at token {span.start})" for i, span in empty[:10])
+        more = " ..." if len(empty) > 10 else ""
+        warnings.append(f"{path}: {len(empty)} zero-length span(s) not counted as mentions: {where}{more}")
+    spaced: Dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        for span in gold_spans(doc, spans_key):
+            if label_has_space(span.label_):
+                spaced.setdefault(span.label_, i)
+    for label, i in spaced.items():
+        warnings.append(
+            f"{path}: the label {label!r} (first in document {i + 1}) has a space in it, which the NER "
+            "components refuse when training starts: join its words with '_'"
+        )
+    return warnings
+
+
 @app.command("stats")
 def stats_cli(
     path: Path = typer.Argument(..., help="A .spacy file or a CoNLL file"),
@@ -44,6 +68,12 @@ def stats_cli(
         docs = load_docs(path)
     except (OSError, ConllFormatError, ValueError) as err:
         fail(str(err))
+    for warning in span_warnings(docs, spans_key, path):
+        # beside --json's output, not in it
+        if as_json:
+            typer.echo(f"⚠ {warning}", err=True)
+        else:
+            msg.warn(warning)
     if as_json:
         print(srsly.json_dumps(corpus_stats(docs, spans_key=spans_key).to_dict(), indent=2))
     else:

@@ -1,14 +1,23 @@
+import hashlib
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
 import typer
 from wasabi import msg
 
+from ..corpus.docs_io import write_text_atomic
 from ..scorers.evaluation import load_report
 from ._app import app, check_outputs_are_not_inputs, fail
+from .checks import check_output_file
+
+# What a run was scored on and trained with: runs of one name are pooled (as
+# seeds) only when these agree. ``data_sha256`` (the contents of the data) is
+# compared where both runs have it, else the ``data`` path as it was given;
+# ``config_sha256`` where both have it (benchmark runs record it).
+SCORED_ON = (("target", "what was scored (ents or spans:KEY)"), ("config_sha256", "config (SHA-256)"))
 
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -31,6 +40,51 @@ def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]
         }
         summary[name] = entry
     return summary
+
+
+def pooling_problem(runs: Sequence[Tuple[Path, Dict[str, Any]]]) -> Optional[str]:
+    """Why the runs (each its file and report) cannot be summarized, or None:
+    a file given twice (the same file, or the same contents), or two runs of
+    one name scored on other data, another target or from another config,
+    which a mean over "seeds" would hide."""
+    # the same contents: the same file given twice (under any spelling or
+    # link) or a copy of it; two real runs always differ (timings, bootstrap)
+    digests: Dict[str, Path] = {}
+    for path, _ in runs:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        if digest in digests:
+            return f"{digests[digest]} and {path} are the same run (the same file, or a copy of it): give each run once"
+        digests[digest] = Path(path)
+    first: Dict[str, Tuple[Path, Dict[str, Any]]] = {}
+    for path, report in runs:
+        name = report["name"]
+        if name not in first:
+            first[name] = (path, report)
+            continue
+        other_path, other = first[name]
+        difference = _scored_difference(other, report)
+        if difference is not None:
+            return (
+                f"the runs {other_path} and {path} are both named {name!r} but differ in {difference}: "
+                "a mean over them would mix two experiments. Name them apart (evaluate --name) or summarize them separately"
+            )
+    return None
+
+
+def _scored_difference(a: Dict[str, Any], b: Dict[str, Any]) -> Optional[str]:
+    """What two reports of one name were scored on differently, or None."""
+    def both(key: str) -> bool:
+        return a.get(key) is not None and b.get(key) is not None
+
+    if both("data_sha256"):
+        if a["data_sha256"] != b["data_sha256"]:
+            return f"data: {a.get('data')!r} and {b.get('data')!r} have other contents"
+    elif both("data") and a["data"] != b["data"]:
+        return f"data: {a['data']!r} and {b['data']!r}"
+    for key, what in SCORED_ON:
+        if both(key) and a[key] != b[key]:
+            return f"{what}: {a[key]!r} and {b[key]!r}"
+    return None
 
 
 def markdown_table(summary: Dict[str, Dict[str, Any]]) -> str:
@@ -93,17 +147,27 @@ def summarize_cli(
 ) -> None:
     """Mean ± std of macro/micro scores over runs (seeds) with the same name."""
     # the .json beside --output too: `summarize a.json -o a.md` would replace a.json
-    check_outputs_are_not_inputs(paths, [output, output.with_suffix(".json") if output else None, plot])
+    summary_json = output.with_suffix(".json") if output else None
+    check_outputs_are_not_inputs(paths, [output, summary_json, plot])
+    check_output_file(output, "--output")
+    check_output_file(summary_json, "the .json beside --output")
+    check_output_file(plot, "--plot")
     try:
-        summary = summarize_reports([load_report(p) for p in sorted(paths)])
+        runs = [(p, load_report(p)) for p in sorted(paths)]
+        problem = pooling_problem(runs)
     except (OSError, ValueError) as err:
         fail(str(err))
+    if problem is not None:
+        fail(problem)
+    summary = summarize_reports([report for _, report in runs])
     table = markdown_table(summary)
     print(table)
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(table, encoding="utf8")
-        srsly.write_json(output.with_suffix(".json"), summary)
+        try:
+            write_text_atomic(output, table)
+            write_text_atomic(summary_json, srsly.json_dumps(summary, indent=2))
+        except (OSError, ValueError) as err:
+            fail(f"Could not write the summary {output}: {getattr(err, 'strerror', None) or err}")
         msg.good(f"Saved summary to {output}")
     if plot is not None:
         plot_per_type(summary, plot, title)

@@ -10,16 +10,20 @@ from wasabi import msg
 
 from ..corpus.conll import ConllFormatError
 from ..corpus.docs_io import load_docs, write_docbin
+from ..corpus.gold_checks import check_no_empty_spans
 from ..corpus.sentences import sentence_docs
 from ..corpus.stats import corpus_stats
 from ._app import check_outputs_are_not_inputs, fail
+from .checks import check_output_file, check_spans_key
 
 
 def read_sentences(path: Path, vocab: Optional[Vocab] = None) -> List[Doc]:
     """The sentences of a .spacy or CoNLL file, one Doc each (span groups and
-    entities kept); a clear message and exit 1 when the file cannot be read."""
+    entities kept); a clear message and exit 1 when the file cannot be read
+    or holds a zero-length span (the index names the document in the file)."""
     try:
         docs = load_docs(path, vocab)
+        check_no_empty_spans(docs, str(path))
     except (OSError, ConllFormatError, ValueError) as err:
         fail(str(err))
     return [sentence for doc in docs for sentence in sentence_docs(doc)]
@@ -34,11 +38,17 @@ def transform_file(
 ) -> List[Doc]:
     """Read ``input_path``, apply ``transform`` to its sentences, write the
     result to ``output`` and print both statistics side by side. A
-    ValueError raised by the transform ends the command with its message."""
-    if output.exists() and output.is_dir():
-        fail(f"{output} is a folder: give the path of the .spacy file to write")
+    ValueError raised by the transform ends the command with its message.
+    ``spans_key``, when given, must name a span group of the input: an absent
+    key would make every transform silently do nothing."""
+    # the message of the output that is the input, then every other output
+    # problem (a folder, a device, a pipe, an unwritable folder): all before
+    # the corpus is read
     check_outputs_are_not_inputs([input_path], [output])
+    check_output_file(output, "OUTPUT", inputs=[input_path])
     before = read_sentences(input_path)
+    if spans_key is not None:
+        check_spans_key(before, spans_key, str(input_path))
     try:
         after = transform(before)
     except ValueError as err:

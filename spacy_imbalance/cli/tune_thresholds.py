@@ -15,7 +15,8 @@ from ..pipeline.tagging.thresholds import (
     search_thresholds,
     set_pipeline_thresholds,
 )
-from ._app import app, check_not_a_file, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
+from .checks import check_output_file, check_output_folder
 
 
 @app.command("tune-thresholds")
@@ -40,7 +41,10 @@ def tune_thresholds_cli(
     """
     check_save_target(model, output, in_place, "tuned")
     check_outputs_are_not_inputs([model, data_path], [output, plot])
-    check_not_a_file(output)
+    check_output_folder(output, "--output")
+    check_output_file(plot, "--plot", [model, data_path])
+    if plot is not None:
+        _require_matplotlib()
     try:
         grid = default_grid(step, setting="--step")
     except ValueError as err:
@@ -75,6 +79,14 @@ def tune_thresholds_cli(
     if plot is not None:
         _plot(search, plot, component)
         msg.good(f"Saved the macro-F1 heatmap to {plot}")
+
+
+def _require_matplotlib() -> None:
+    # checked before anything is written: the heatmap comes after the pipeline
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        fail("--plot draws the heatmap with matplotlib, which is not installed: pip install 'spacy-imbalance[plots]'")
 
 
 def _not_improved(search: ThresholdSearch, labels: Sequence[str]) -> str:

@@ -5,7 +5,7 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..corpus.undersampling.undersampling import check_ratio, undersample_docs
+from ..corpus.undersampling.undersampling import MAX_RATIO, check_entities, check_ratio, undersample_docs
 from ._app import app, fail
 from .transform import transform_file
 
@@ -14,7 +14,7 @@ from .transform import transform_file
 def undersample_cli(
     input_path: Path = typer.Argument(..., help="A .spacy or CoNLL training file"),
     output: Path = typer.Argument(..., help="The .spacy file to write"),
-    ratio: float = typer.Option(3.0, "--ratio", "-r", help="Kept tokens per entity token (R = 3 in Akkasi et al. 2018)"),
+    ratio: float = typer.Option(3.0, "--ratio", "-r", help=f"Kept tokens per entity token, in [1, {MAX_RATIO:g}] (R = 3 in Akkasi et al. 2018)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),
 ) -> None:
     """Balanced undersampling: keep entity tokens and a window of ratio x their count; drop entity-free sentences."""
@@ -26,6 +26,8 @@ def undersample_cli(
 
     def undersample(docs: List[Doc]) -> List[Doc]:
         out, lost = undersample_docs(docs, ratio, spans_key=spans_key)
+        # "Wrote 0 sentences" would pass for a result
+        check_entities(len(out), len(docs), str(input_path), spans_key)
         msg.info(f"{len(docs) - len(out):,} of {len(docs):,} sentences had no entity and were dropped")
         if lost:
             msg.warn(f"{lost:,} spans of span groups other than the gold lost tokens and were left out")

@@ -1,14 +1,17 @@
 """What the corpus readers of this package share: each reads a .spacy path
-like ``spacy.Corpus.v1`` or wraps another reader (so they nest in a config),
-works sentence by sentence, and turns edited gold Docs back into Examples."""
+like ``spacy.Corpus.v1`` (or a CoNLL file, as the commands do) or wraps
+another reader (so they nest in a config), works sentence by sentence, and
+turns edited gold Docs back into Examples."""
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Set
+from typing import Callable, Iterable, Iterator, List, Optional, Set
 
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Corpus, Example
+from spacy.vocab import Vocab
 from wasabi import msg
 
+from .docs_io import load_docs
 from .sentences import sentence_doc
 
 ReaderT = Callable[[Language], Iterable[Example]]
@@ -40,17 +43,53 @@ def source_corpus(
     limit: int = 0,
     augmenter: Optional[Callable] = None,
 ) -> ReaderT:
-    """The reader to draw examples from: ``spacy.Corpus`` over ``path``, or
-    ``corpus`` itself. Exactly one of the two must be given."""
+    """The reader to draw examples from: ``spacy.Corpus`` over ``path``,
+    ``ConllCorpus`` when ``path`` is a file that is not a .spacy file (the
+    CoNLL files every command reads, which ``spacy.Corpus`` would skip with
+    only its warning W090, giving 0 examples), or ``corpus`` itself. Exactly
+    one of ``path`` and ``corpus`` must be given."""
     if (path is None) == (corpus is None):
         raise ValueError(
-            f"{name}: give exactly one of `path` (a .spacy file or folder) or `corpus` (another reader)"
+            f"{name}: give exactly one of `path` (a .spacy file or folder, or a CoNLL file) or `corpus` (another reader)"
         )
     if corpus is not None:
         return corpus
     if not Path(path).exists():
         raise FileNotFoundError(f"{name}: no such corpus path: {path}")
-    return Corpus(path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter)
+    reader = ConllCorpus if Path(path).is_file() and Path(path).suffix != ".spacy" else Corpus
+    return reader(path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter)
+
+
+def describe_source(path: Optional[Path]) -> str:
+    """What a reader's messages call its data: the file, or the nested reader."""
+    return str(path) if path is not None else "the corpus of its `corpus` reader"
+
+
+class ConllCorpus(Corpus):
+    """``spacy.Corpus`` over one CoNLL file (one Doc per sentence, read by
+    ``load_docs`` as the commands read it), with spaCy's own example making:
+    ``gold_preproc``, ``max_length``, ``limit`` and ``augmenter`` act as they
+    do on a .spacy file."""
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        reference_docs = self.read_conll(nlp.vocab)
+        if self.gold_preproc:
+            examples = self.make_examples_gold_preproc(nlp, reference_docs)
+        else:
+            examples = self.make_examples(nlp, reference_docs)
+        for example in examples:
+            yield from self.augmenter(nlp, example)
+
+    def read_conll(self, vocab: Vocab) -> Iterator[Doc]:
+        """The file's non-empty Docs, at most ``limit`` of them (0: all), as
+        ``Corpus.read_docbin`` gives a .spacy file's."""
+        n = 0
+        for doc in load_docs(self.path, vocab):
+            if len(doc):
+                yield doc
+                n += 1
+                if self.limit >= 1 and n >= self.limit:
+                    return
 
 
 def sentence_examples(corpus: ReaderT, nlp: Language) -> List[Example]:

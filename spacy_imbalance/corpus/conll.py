@@ -117,6 +117,12 @@ def iter_conll_sentences(
         yield ConllSentence(words, tags, first_line)
 
 
+def label_has_space(label: str) -> bool:
+    """Whether an entity type holds a whitespace character (columns split at
+    ASCII spaces and tabs only, so a tag can hold U+00A0 or U+3000)."""
+    return any(ch.isspace() for ch in label)
+
+
 def tags_to_spans(
     tags: List[str], *, path: Union[str, Path] = "<tags>", first_line: int = 1
 ) -> Tuple[List[Tuple[int, int, str]], List[int]]:
@@ -147,6 +153,14 @@ def tags_to_spans(
                 first_line + i,
                 f"unknown tag {tag!r}: expected O or a B-, I-, E-, L-, S- or U- "
                 "prefix followed by an entity type",
+            )
+        if label_has_space(tag_label):
+            raise ConllFormatError(
+                path,
+                first_line + i,
+                f"the entity type {tag_label!r} of the tag {tag!r} has a space in it; a label is a "
+                "name without spaces (the NER components refuse it only when training starts): "
+                "join its words with '_'",
             )
         kind = PREFIXES[prefix]
         continues = start is not None and label == tag_label

@@ -3,7 +3,7 @@ Wang & Wang, "Sentence-level resampling for NER", plus per-type rareness)."""
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from spacy.tokens import Doc, Span
 
@@ -40,6 +40,27 @@ def gold_spans(doc: Doc, spans_key: Optional[str] = None) -> List[Span]:
     return list(doc.spans[spans_key]) if spans_key in doc.spans else []
 
 
+def _type_coverage(spans: Iterable[Span]) -> Dict[str, Tuple[Set[int], Set[Tuple[int, int]]]]:
+    """Per type, the tokens its spans cover, each once (overlapping spans of
+    one type, as span groups allow, must not count a token twice), and its
+    mentions, each (start, end) once. A zero-length span covers no token and
+    is no mention: it is left out."""
+    coverage: Dict[str, Tuple[Set[int], Set[Tuple[int, int]]]] = {}
+    for span in spans:
+        if span.end <= span.start:
+            continue
+        tokens, mentions = coverage.setdefault(span.label_, (set(), set()))
+        tokens.update(range(span.start, span.end))
+        mentions.add((span.start, span.end))
+    return coverage
+
+
+def zero_length_spans(docs: Iterable[Doc], spans_key: Optional[str] = None) -> List[Tuple[int, Span]]:
+    """The zero-length gold spans (which the statistics leave out), each with
+    the 0-based index of its document, for a message naming them."""
+    return [(i, span) for i, doc in enumerate(docs) for span in gold_spans(doc, spans_key) if span.end <= span.start]
+
+
 def sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
     """Token offsets of the sentences of a doc; the whole doc if none are set."""
     if len(doc) and doc.has_annotation("SENT_START"):
@@ -68,12 +89,11 @@ def corpus_stats(docs: Iterable[Doc], *, spans_key: Optional[str] = None) -> Cor
     type_tokens: Counter = Counter()
     type_mentions: Counter = Counter()
     for doc in docs:
-        spans = gold_spans(doc, spans_key)
         covered = [False] * len(doc)
-        for span in spans:
-            type_tokens[span.label_] += len(span)
-            type_mentions[span.label_] += 1
-            for i in range(span.start, span.end):
+        for label, (tokens, mentions) in _type_coverage(gold_spans(doc, spans_key)).items():
+            type_tokens[label] += len(tokens)
+            type_mentions[label] += len(mentions)
+            for i in tokens:
                 covered[i] = True
         n_tokens += len(doc)
         n_entity_tokens += sum(covered)

@@ -31,7 +31,13 @@ __all__ = [
     "check_gold_ids",
     "check_normalizer",
     "check_setting",
+    "MAX_FLOAT32_SETTING",
 ]
+
+# The largest value of a setting that meets float32 activations: the
+# setting is cast to float32 (3.4e38 at most) in the arithmetic, and above
+# it the loss and its gradients are inf or nan (focal gamma, dice alpha).
+MAX_FLOAT32_SETTING = 1e38
 
 
 class GoldIds(NamedTuple):

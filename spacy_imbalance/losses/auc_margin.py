@@ -63,10 +63,16 @@ from ._base import DeviceLoss, check_setting, on_host
 
 __all__ = [
     "AUCForm",
+    "MAX_MARGIN",
     "AUCMarginLoss",
     "AUCMarginResult",
     "configure_auc_margin_loss_v1",
 ]
+
+# The dual variable alpha climbs to about m (up to 2m with alpha_lr = 1) and
+# the loss holds 2·alpha·m and alpha² terms: float32 (3.4e38 at most) keeps
+# them, and the task weights' multiples of them, finite up to m = 1e18.
+MAX_MARGIN = 1e18
 
 AUCForm = Literal["conditional", "libauc"]
 AUC_FORMS: Tuple[str, ...] = get_args(AUCForm)
@@ -113,8 +119,9 @@ class AUCMarginLoss:
     Not a thinc ``Loss``: besides guesses and truths it takes the per-task
     parameters a, b and alpha, and returns their gradients too.
 
-    margin (float): The margin m, > 0. Scores are in [0, 1], so 1.0 (LibAUC's
-        default) asks positive and negative means to be a full unit apart.
+    margin (float): The margin m, in (0, 1e18] (float32 keeps the loss finite
+        there). Scores are in [0, 1], so 1.0 (LibAUC's default) asks positive
+        and negative means to be a full unit apart.
     alpha_lr (float): The step of the projected ascent on alpha, in (0, 1].
     form (str): "conditional" (Eq. 3, the default) or "libauc".
     imratio (Optional[float]): The positive ratio p of the "libauc" form, in
@@ -129,10 +136,18 @@ class AUCMarginLoss:
         form: AUCForm = "conditional",
         imratio: Optional[float] = None,
     ) -> None:
-        check_setting("margin", margin, low=0, low_open=True)
+        check_setting(
+            "margin",
+            margin,
+            low=0,
+            high=MAX_MARGIN,
+            low_open=True,
+            note=" (scores are in [0, 1], so 1 asks for a full unit; above 1e18 the loss is not finite in float32)",
+            prefix="AUCMarginLoss: ",
+        )
         # The conditional form has d2L/dalpha2 = -2, so any step in (0, 1]
         # never lowers the loss in alpha (1 reflects alpha about the maximiser).
-        check_setting("alpha_lr", alpha_lr, low=0, high=1, low_open=True)
+        check_setting("alpha_lr", alpha_lr, low=0, high=1, low_open=True, prefix="AUCMarginLoss: ")
         if form not in AUC_FORMS:
             raise ValueError(f"Unknown AUC margin form {form!r}: form must be one of {list(AUC_FORMS)}")
         if imratio is not None:
@@ -142,7 +157,14 @@ class AUCMarginLoss:
                     f"ratio, got imratio={imratio} with form='conditional'"
                 )
             check_setting(
-                "imratio", imratio, low=0, high=1, low_open=True, high_open=True, note=" (or None for the batch ratio)"
+                "imratio",
+                imratio,
+                low=0,
+                high=1,
+                low_open=True,
+                high_open=True,
+                note=" (or None for the batch ratio)",
+                prefix="AUCMarginLoss: ",
             )
         self.margin = margin
         self.alpha_lr = alpha_lr

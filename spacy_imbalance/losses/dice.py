@@ -4,7 +4,16 @@ from typing import Optional, Tuple
 from thinc.api import get_array_module, registry
 from thinc.types import Floats2d
 
-from ._base import DeviceLoss, GoldIds, TokenLoss, check_normalizer, check_setting, one_hot, softmax_parts
+from ._base import (
+    MAX_FLOAT32_SETTING,
+    DeviceLoss,
+    GoldIds,
+    TokenLoss,
+    check_normalizer,
+    check_setting,
+    one_hot,
+    softmax_parts,
+)
 
 __all__ = ["DiceLoss", "configure_dice_loss_v1", "MIN_GAMMA"]
 
@@ -28,21 +37,31 @@ class DiceLoss(TokenLoss):
     shrinks confident probabilities, a perfect prediction has loss near 0
     only for alpha = 0 (plain dice) and gamma small next to the class counts.
 
-    alpha (float): The self-adjusting exponent, >= 0 (0 is plain soft dice).
-    gamma (float): Additive smoothing, >= ``MIN_GAMMA`` (1e-37), so a class
-        absent from the batch (gold and predicted) never divides by 0.
+    alpha (float): The self-adjusting exponent, in [0, 1e38] (0 is plain soft
+        dice; above, float32 overflows).
+    gamma (float): Additive smoothing, in [``MIN_GAMMA`` (1e-37), 1e38], so a
+        class absent from the batch (gold and predicted) never divides by 0.
     """
 
     def __init__(self, *, alpha: float = 0.1, gamma: float = 1.0) -> None:
-        check_setting("alpha", alpha, low=0, note=" (0 gives plain dice)")
+        check_setting(
+            "alpha",
+            alpha,
+            low=0,
+            high=MAX_FLOAT32_SETTING,
+            note=" (0 gives plain dice; above, float32 gradients are not finite)",
+            prefix="DiceLoss: ",
+        )
         check_setting(
             "gamma",
             gamma,
             low=MIN_GAMMA,
+            high=MAX_FLOAT32_SETTING,
             note=(
                 " (the smoothing keeps a class absent from the batch from dividing by 0, and the "
-                "gradient, up to 1 / gamma, must stay within float32)"
+                "gradient, up to 1 / gamma, and the sums with gamma must stay within float32)"
             ),
+            prefix="DiceLoss: ",
         )
         self.alpha = alpha
         self.gamma = gamma

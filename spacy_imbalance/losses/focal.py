@@ -4,7 +4,7 @@ from typing import Optional, Tuple
 from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ._base import SoftmaxParts, TokenwiseLoss, check_setting, p_minus_one_hot, pow_clipped
+from ._base import MAX_FLOAT32_SETTING, SoftmaxParts, TokenwiseLoss, check_setting, p_minus_one_hot, pow_clipped
 
 __all__ = ["FocalLoss", "configure_focal_loss_v1"]
 
@@ -17,7 +17,8 @@ class FocalLoss(TokenwiseLoss):
     (Sentence-level resampling paper, Appendix B, Eq. 15). With gamma = 0 and
     alpha None this is exactly ``CrossEntropy``.
 
-    gamma (float): Focusing parameter, >= 0; larger values down-weight easy tokens.
+    gamma (float): Focusing parameter, in [0, 1e38] (float32's range); larger
+        values down-weight easy tokens.
     alpha (Optional[float]): None for no balancing (a_c = 1). Otherwise a_c is
         alpha for entity classes and 1 - alpha for the majority class, the
         alpha-balancing of Lin et al. with alpha weighting the rare side.
@@ -34,9 +35,16 @@ class FocalLoss(TokenwiseLoss):
         majority_class: int = 0,
     ) -> None:
         super().__init__(normalize=normalize)
-        check_setting("gamma", gamma, low=0, note=" (0 gives plain cross-entropy)")
+        check_setting(
+            "gamma",
+            gamma,
+            low=0,
+            high=MAX_FLOAT32_SETTING,
+            note=" (0 gives plain cross-entropy; above, float32 gradients are not finite)",
+            prefix="FocalLoss: ",
+        )
         if alpha is not None:
-            check_setting("alpha", alpha, low=0, high=1, note=" (or None for no balancing)")
+            check_setting("alpha", alpha, low=0, high=1, note=" (or None for no balancing)", prefix="FocalLoss: ")
         if majority_class < 0:
             raise ValueError(f"majority_class must be a class id >= 0, got majority_class={majority_class}")
         self.gamma = gamma

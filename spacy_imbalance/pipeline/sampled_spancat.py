@@ -54,7 +54,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ..spans.candidates import Candidates, check_max_width, doc_offsets, enumerate_candidates
+from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, doc_offsets, enumerate_candidates
 from .tagging.decoding import greedy_non_overlapping
 from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores, candidate_hidden, candidate_logits
@@ -114,7 +114,7 @@ def make_sampled_spancat(
 ) -> "SampledSpanCategorizer":
     """negatives: the sampler (``spacy-imbalance.*_negatives.v1``). loss: any
     loss of ``spacy_imbalance.losses``, over the spans trained on (O is class 0).
-    max_span_width (int): widest candidate, in tokens; 8 as in Top-Neg.
+    max_span_width (int): widest candidate, in tokens, in [1, 256] (MAX_SPAN_WIDTH); 8 as in Top-Neg.
     gold_key: gold from doc.spans[gold_key] instead of doc.ents (scored
         against the predicted doc.ents).
     spans_key: where every non-O span and its probability is written (null: nowhere).
@@ -162,7 +162,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         thresholds: Optional[Dict[str, float]] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
-        check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width")
+        check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width", high=MAX_SPAN_WIDTH)
         if not isinstance(negatives, NegativeSampler):
             raise ValueError(
                 f"sampled_spancat '{name}': negatives must be a sampler from spacy_imbalance.spans.negatives "

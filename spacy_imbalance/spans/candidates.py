@@ -8,7 +8,7 @@ token, inclusive). Candidates are ordered by doc, then start, then width,
 which makes the index of a span computable from its start and width
 (``Candidates.index``) without searching.
 """
-from typing import List, NamedTuple, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from thinc.api import Ops
@@ -47,9 +47,22 @@ def n_candidates(n_tokens: int, max_width: int) -> int:
     return m * n_tokens - m * (m - 1) // 2
 
 
-def check_max_width(max_width: int, setting: str = "max_span_width") -> None:
-    if isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1:
-        raise ValueError(f"{setting} must be an integer >= 1 (the widest candidate span, in tokens), got {max_width!r}")
+# The widest candidate a component may be configured with. Its width
+# embedding has a row per width, and prediction projects every row (a
+# max_span_width of 1,000,000 asked for 2.86 GiB to predict 10-token texts);
+# 256 is twice the widest this project uses (Li et al.'s every-span pool at
+# 128, above the longest WNUT-17 sentence, 105 tokens) and far beyond any
+# entity (tens of tokens at most), while its table stays below a MiB.
+MAX_SPAN_WIDTH = 256
+
+
+def check_max_width(max_width: int, setting: str = "max_span_width", high: Optional[int] = None) -> None:
+    """A ValueError naming ``setting`` unless ``max_width`` is an integer in
+    [1, high] (no upper end when ``high`` is None)."""
+    too_wide = high is not None and isinstance(max_width, int) and max_width > high
+    if isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1 or too_wide:
+        limit = f"in [1, {high}]" if high is not None else ">= 1"
+        raise ValueError(f"{setting} must be an integer {limit} (the widest candidate span, in tokens), got {max_width!r}")
 
 
 def enumerate_candidates(ops: Ops, doc_lengths: Sequence[int], max_width: int) -> Candidates:
@@ -73,6 +86,9 @@ def enumerate_candidates(ops: Ops, doc_lengths: Sequence[int], max_width: int) -
 def _host_candidates(lengths: numpy.ndarray, max_width: int) -> List[numpy.ndarray]:
     """starts, ends, doc ids (per candidate) and first (per token), int32 on the host."""
     n_tokens = int(lengths.sum())
+    # no span is wider than its doc: the mask needs no more columns than the
+    # longest doc has tokens, whatever max_width is
+    max_width = min(max_width, int(lengths.max()) if len(lengths) else 0)
     doc_of_token = numpy.repeat(numpy.arange(len(lengths)), lengths)
     doc_start = numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]]).astype("int64")
     token = numpy.arange(n_tokens)

@@ -30,6 +30,11 @@ def test_trial_minutes_share_the_budget_among_rounds_of_workers():
     (AdviseSettings(seeds=1), "--seeds"), (AdviseSettings(budget_minutes=0), "--budget"),
     (AdviseSettings(encoder="elmo"), "--encoder"), (AdviseSettings(vectors="en_core_web_lg"), "--vectors"),
     (AdviseSettings(max_steps=0), "--max-steps"), (AdviseSettings(workers=0), "--workers"),
+    # issue 31 M1, L5: inf passed, and the first trial died in its log; zz was refused after writing
+    (AdviseSettings(budget_minutes=float("inf")), r"--budget must be a number of minutes in \(0, 43200\]"),
+    (AdviseSettings(budget_minutes=float("nan")), "--budget"), (AdviseSettings(seeds=101), r"--seeds .*\[2, 100\]"),
+    (AdviseSettings(max_steps=10**8), "--max-steps"), (AdviseSettings(gpu_id=-2), "--gpu-id"),
+    (AdviseSettings(lang="zz"), "--lang 'zz'"),
 ])
 def test_settings_name_the_bad_option(settings, named):
     with pytest.raises(ValueError, match=named):
@@ -45,6 +50,18 @@ def test_candidate_config_is_init_configs_with_a_time_budget():
     assert timed["components"]["sampled_spancat"]["negatives"]["@misc"] == "spacy-imbalance.weighted_negatives.v2"
     recommended = load_config_text(candidate_config(candidate, settings, None))
     assert recommended["training"]["before_update"] is None
+
+
+def test_a_trial_evaluates_at_its_last_step_when_max_steps_is_below_the_eval_frequency():
+    # issue 31 M2: with --max-steps 2 spaCy evaluated only after the first
+    # update (step 0), and every trial was ranked as that untrained model
+    candidate = Candidate("ner", "ner")
+    short = load_config_text(candidate_config(candidate, AdviseSettings(max_steps=2), 0.5))
+    assert short["training"]["eval_frequency"] == 2
+    long = load_config_text(candidate_config(candidate, AdviseSettings(max_steps=20000), 0.5))
+    assert long["training"]["eval_frequency"] == 200
+    # the recommended config is init-config's
+    assert load_config_text(candidate_config(candidate, AdviseSettings(max_steps=2), None))["training"]["eval_frequency"] == 200
 
 
 def load_config_text(text):
@@ -123,10 +140,18 @@ def test_advise_ranks_recommends_writes_and_resumes(tmp_path):
     text = " ".join(ANSI.sub("", result.output).split())
     assert "[8/8]" in text
     advice = srsly.read_json(out / "advice.json")
-    assert f"Recommended: {advice['recommended']}." in text
+    # with how long it trained, from the trials' reports
+    assert f"Recommended: {advice['recommended']} (trained 4 steps, " in text
     # 150 sentences: the small-corpus loss is tried
-    assert {r["name"] for r in advice["ranking"]} == {"ner", "spancat_singlelabel", "sampled_spancat_uniform", "token_ner_wce2"}
-    assert advice["recommended"] in {r["name"] for r in advice["ranking"]}
+    # (4 steps: a method whose dev score fell after its first update is scored
+    # as that model, and is named as untrained instead of ranked)
+    ranked = {r["name"] for r in advice["ranking"]}
+    untrained = {name for name, _ in advice["untrained"]}
+    assert ranked | untrained == {"ner", "spancat_singlelabel", "sampled_spancat_uniform", "token_ner_wce2"}
+    assert not ranked & untrained and all(f"{name} is not ranked" in text for name in untrained)
+    assert advice["recommended"] in ranked
+    # every trial evaluated at its last step (--max-steps 4 < eval_frequency 200), and says so
+    assert all(r["steps"] == [4, 4] and len(r["minutes"]) == 2 for r in advice["ranking"])
     assert load_config(out / "recommended.cfg")["training"]["before_update"] is None
     assert (out / "advice.md").read_text(encoding="utf8").startswith("# Which method for this corpus")
     assert (out / "advice.png").stat().st_size > 0

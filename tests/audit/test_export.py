@@ -97,3 +97,12 @@ def test_summary_names_the_held_out_recall_and_the_estimate_with_it():
     assert "they found 0, 70 %." in text and "instead" not in text
     # an audit without the check (no dev, or written before it) says nothing of it
     assert "held-out" not in summary_markdown({k: v for k, v in data.items() if k not in ("held_out_recall", "held_out_rate")})
+
+
+@pytest.mark.parametrize("key", ["", " "])
+def test_a_blank_spans_key_is_refused(audited, key):
+    # issue 31 L4: the suspects went to doc.spans[''], where nobody finds them
+    docs, result, out = audited
+    with pytest.raises(ValueError, match="--spans-key must name a span group"):
+        write_outputs(docs, result, out / "blank", spans_key=key)
+    assert not (out / "blank" / "audited.spacy").exists()

@@ -86,3 +86,21 @@ def test_held_out_split_keeps_a_tenth_aside():
     assert held_out_split([4, 7], seed=0)["train"] in ([4], [7])
     with pytest.raises(ValueError, match="--dev"):
         held_out_split([4], seed=0)
+
+
+def test_empty_documents_are_in_no_fold(tmp_path):
+    # issue 31 M10: the empty documents made one group of their own, which a
+    # fold could be left to train on alone
+    from spacy_imbalance.audit.folds import NO_FOLD
+
+    keys = [(), ("a",), (), ("b",), ("c",), ()]
+    for seed in range(5):
+        folds = assign_folds(keys, 3, seed)
+        assert [f for f, key in zip(folds, keys) if key == ()] == [NO_FOLD] * 3
+        assert sorted(f for f, key in zip(folds, keys) if key != ()) == [0, 1, 2]
+    vocab = Vocab()
+    corpus = [Doc(vocab, words=[]), *docs(4, vocab), Doc(vocab, words=[])]
+    plan = prepare_plan(tmp_path, corpus, 2, 0, {})
+    assert plan.left_out() == [0, 5]
+    for f in range(2):
+        assert not {0, 5} & set(plan.trained(f)) and not {0, 5} & set(plan.scored(f))

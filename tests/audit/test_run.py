@@ -133,3 +133,40 @@ def test_held_out_recall_is_the_share_of_each_folds_annotations_its_decoding_fin
             found += boundary_matches(decode(spans), gold).sum()
             annotated += len(gold)
         assert result.miss_rate.held_out_recall[fold] == pytest.approx(found / annotated)
+
+
+def test_empty_documents_are_in_no_fold_and_the_suspects_keep_their_documents(tmp_path, masked, init_only_trainer, capsys):
+    # issue 31 M10: the empty texts were one document of the folds, and a fold
+    # left with only them to train on stopped with spaCy's E923
+    import spacy
+
+    nlp = spacy.blank("en")
+    docs = [nlp.make_doc(""), *masked[:20], nlp.make_doc(""), nlp.make_doc(""), *masked[20:40], nlp.make_doc("")]
+    empty = [i for i, doc in enumerate(docs) if not len(doc)]
+    settings = AuditSettings(folds=3, n_resamples=0, threshold=0.01)
+    result = run_audit(docs, None, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=settings,
+                       trainer=init_only_trainer, train_source="train.spacy")
+    assert result.plan.left_out() == empty == [0, 21, 22, 43]
+    for fold, call in enumerate(init_only_trainer.calls):
+        assert () not in call["train"] and () not in call["dev"]
+        assert not set(empty) & set(result.plan.trained(fold)) and not set(empty) & set(result.plan.scored(fold))
+    # the documents are the corpus's: every non-empty one scored once, the suspects' spans in their own documents
+    assert sorted(result.info["decoded"]) == [i for i in range(len(docs)) if i not in empty]
+    assert result.suspects
+    for s in result.suspects:
+        assert s.doc not in empty and s.end <= len(docs[s.doc])
+        for ent in docs[s.doc].ents:
+            assert s.end <= ent.start or s.start >= ent.end
+    assert result.info["n_docs"] == 44 and result.info["n_empty_docs"] == 4
+    said = " ".join(capsys.readouterr().out.split())
+    assert "4 of the 44 documents of train.spacy are empty (no tokens): left out of the folds" in said
+    assert "documents 0, 21, 22, 43" in said
+
+
+def test_a_corpus_of_fewer_non_empty_documents_than_folds_is_a_clear_error(tmp_path, masked, init_only_trainer):
+    import spacy
+
+    nlp = spacy.blank("en")
+    docs = [masked[0], *[nlp.make_doc("") for _ in range(10)]]
+    with pytest.raises(ValueError, match=r"--folds 2 is more than the 1 distinct documents of the corpus \(empty ones aside\)"):
+        run_audit(docs, None, tmp_path, config=DEFAULT_CONFIG, overrides=SMALL, settings=AuditSettings(folds=2), trainer=init_only_trainer)

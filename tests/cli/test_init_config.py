@@ -69,3 +69,19 @@ def test_init_config_refuses_a_setting_given_twice_and_a_folder(tmp_path):
     folder = _invoke(tmp_path, "--component", "ner", "--force")
     assert folder.exit_code == 1 and "is a folder" in " ".join(ANSI.sub("", folder.output).split())
     assert list(tmp_path.iterdir()) == []
+
+
+def test_init_config_mixed_precision_turns_on_autocast_for_a_transformer(tmp_path):
+    out = tmp_path / "mp.cfg"
+    result = _invoke(out, "--component", "sampled_spancat", "--encoder", "transformer", "--mixed-precision")
+    assert result.exit_code == 0, result.output
+    config = load_config(out, interpolate=False)
+    assert config["components"]["transformer"]["model"]["mixed_precision"] is True
+    # the header says how to write it again
+    assert "--set components.transformer.model.mixed_precision=true" in out.read_text(encoding="utf8").splitlines()[0]
+
+
+def test_init_config_mixed_precision_needs_a_transformer(tmp_path):
+    result = _invoke(tmp_path / "x.cfg", "--component", "ner", "--encoder", "vectors", "--mixed-precision")
+    assert result.exit_code == 1 and "--mixed-precision applies to a fine-tuned transformer" in ANSI.sub("", result.output)
+    assert not (tmp_path / "x.cfg").exists()

@@ -325,6 +325,9 @@ MALFORMED = {
     "prefix_X": ("a\tO\n\nb\tO\nc\tX-PER\n", 4),
     "no_prefix": ("a\tO\nb\tPER\n", 2),
     "empty_label": ("a\tB-\n", 1),
+    # columns split at ASCII spaces and tabs only: other spaces stay in the label (issue 31 L7)
+    "label_with_nbsp": ("a\tO\nb\tB-NEW\u00a0YORK\n", 2),
+    "label_ending_in_a_space": ("a\tS-LOC\u3000\n", 1),
     "lowercase_prefix": ("a\tO\nb\tO\nc\tb-PER\n", 3),
     "after_docstart": ("-DOCSTART- O\n\na\tO\nb\tI_PER\n", 4),
     "no_tag_column": ("a\tO\nb\n", 2),
@@ -540,7 +543,9 @@ def test_conll_convert_cli_missing_input(tmp_path, kind):
         path.mkdir()
     result = _invoke("convert", path, tmp_path / "out.spacy")
     assert result.exit_code != 0
-    assert f"No such input file: {path}" in _plain(result.output)
+    # a folder is named as one, not as missing (issue 31 L7)
+    expected = f"No such input file: {path}" if kind == "missing" else f"{path} is a folder: convert reads one CoNLL file"
+    assert expected in _plain(result.output)
     assert not (tmp_path / "out.spacy").exists()
 
 

@@ -87,3 +87,42 @@ def test_write_text_atomic_replaces_whole_or_leaves_the_old_file(tmp_path):
         write_text_atomic(path, None)  # fails while writing
     assert path.read_text(encoding="utf8") == '{"a": 2}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json"]
+
+
+# --- issue 31 H1: the atomic writers never replace what is not a regular file ---
+
+
+def _fifo(tmp_path):
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("make", [_fifo, lambda tmp_path: tmp_path / "folder"], ids=["named-pipe", "folder"])
+def test_docs_io_writers_refuse_what_is_not_a_regular_file(tmp_path, make):
+    path = make(tmp_path)
+    if path.name == "folder":
+        path.mkdir()
+    kind = os.lstat(path).st_mode
+    with pytest.raises(ValueError, match=re.escape(str(path))):
+        write_docbins({path: [Doc(Vocab(), words=["x"])]})
+    with pytest.raises(ValueError, match=re.escape(str(path))):
+        write_text_atomic(path, "text")
+    assert os.lstat(path).st_mode == kind  # still the pipe or folder it was
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temp file left
+
+
+def test_docs_io_writers_write_through_a_symlink(tmp_path):
+    target = tmp_path / "real" / "a.spacy"
+    target.parent.mkdir()
+    link = tmp_path / "link.spacy"
+    link.symlink_to(target)  # to a file that does not exist yet
+    write_docbins({link: [Doc(Vocab(), words=["x", "y"])]})
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert [[t.text for t in d] for d in load_docs(target)] == [["x", "y"]]
+    text_link = tmp_path / "record.json"
+    text_link.symlink_to(tmp_path / "real" / "record.json")
+    write_text_atomic(text_link, "one\n")
+    write_text_atomic(text_link, "two\n")
+    assert text_link.is_symlink() and (tmp_path / "real" / "record.json").read_text(encoding="utf8") == "two\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["a.spacy", "record.json"]  # temps beside the target, gone

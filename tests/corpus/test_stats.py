@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
-from spacy_imbalance.corpus.stats import corpus_stats, rareness
+from spacy_imbalance.corpus.stats import corpus_stats, rareness, zero_length_spans
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -281,3 +281,30 @@ def test_stats_cli_malformed_conll(tmp_path):
     result = _invoke("stats", path)
     assert result.exit_code != 0
     assert f"{path}, line 2:" in _plain(result.output)
+
+
+def test_stats_overlapping_spans_of_one_type_count_each_token_once():
+    """Issue 31 M12: span groups may overlap; a type's tokens are the union of
+    its spans (LOC 0-6 and 2-8: 8 tokens, not 12), its mentions each span once."""
+    vocab = Vocab()
+    doc = _doc(vocab, " ".join(["w"] * 10))
+    doc.spans["sc"] = [
+        Span(doc, 0, 6, label="LOC"), Span(doc, 2, 8, label="LOC"), Span(doc, 2, 8, label="LOC"),  # the last a duplicate
+        Span(doc, 4, 5, label="ORG"),
+    ]
+    s = corpus_stats([doc], spans_key="sc")
+    assert (s.per_type["LOC"].tokens, s.per_type["LOC"].mentions) == (8, 2)
+    assert s.per_type["LOC"].token_pct == pytest.approx(80.0)
+    assert s.per_type["LOC"].rareness == pytest.approx(-math.log2(8 / 10))
+    assert (s.per_type["ORG"].tokens, s.per_type["ORG"].mentions) == (1, 1)
+    assert s.entity_token_pct == pytest.approx(80.0)
+
+
+def test_stats_zero_length_spans_are_no_mentions():
+    vocab = Vocab()
+    doc = _doc(vocab, "a b c")
+    doc.spans["sc"] = [Span(doc, 1, 1, label="PER"), Span(doc, 0, 1, label="LOC"), Span(doc, 2, 2, label="LOC")]
+    s = corpus_stats([doc], spans_key="sc")
+    assert set(s.per_type) == {"LOC"} and s.entity_types == 1
+    assert (s.per_type["LOC"].tokens, s.per_type["LOC"].mentions) == (1, 1)
+    assert [(i, span.label_, span.start) for i, span in zero_length_spans([doc], "sc")] == [(0, "PER", 1), (0, "LOC", 2)]

@@ -1,6 +1,7 @@
 """AUC margin loss: values against the formulas by hand, gradients against
 finite differences, missing entries, one-sided and empty tasks, the alpha
 ascent, convergence of a and b, validation and pickling."""
+import math
 import pickle
 import warnings
 
@@ -266,6 +267,33 @@ def test_auc_margin_a_and_b_converge_to_the_class_means():
 def test_auc_margin_validation_names_the_setting(kwargs, setting):
     with pytest.raises(ValueError, match=setting):
         AUCMarginLoss(**kwargs)
+
+
+@pytest.mark.parametrize("form", ["conditional", "libauc"])
+@pytest.mark.parametrize("alpha_lr", [0.1, 1.0])
+def test_auc_margin_at_its_bound_stays_finite_in_float32(form, alpha_lr):
+    """Issue 31, L1: margin 1e38 gave an inf loss; at the bound (1e18) the
+    loss and gradients stay finite while alpha climbs to the margin, with
+    the paper's task weight of 100, and above it the loss says so."""
+    rng = numpy.random.default_rng(0)
+    loss = AUCMarginLoss(margin=1e18, alpha_lr=alpha_lr, form=form)
+    zeros = numpy.zeros(2, dtype="float32")
+    alpha = zeros.copy()
+    weights = numpy.array([1.0, 100.0], dtype="float32")
+    highest = 0.0
+    for _ in range(60):
+        h = rng.random((32, 2)).astype("float32")
+        truths = (rng.random((32, 2)) < 0.2).astype("int32")
+        with numpy.errstate(all="ignore"):
+            result = loss.compute(h, truths, zeros, zeros, alpha, weights)
+        arrays = (result.d_h, result.d_a, result.d_b, result.d_alpha, result.task_losses)
+        assert math.isfinite(result.loss) and all(numpy.isfinite(a).all() for a in arrays)
+        alpha = loss.ascend_alpha(alpha, result.d_alpha)
+        # alpha_lr = 1 reflects alpha about the maximiser: 0, 2 gap, 0, ...
+        highest = max(highest, float(alpha.max()))
+    assert highest > 1e17
+    with pytest.raises(ValueError, match=r"AUCMarginLoss: margin must be in \(0, 1e\+18\]"):
+        AUCMarginLoss(margin=1.1e18)
 
 
 def test_auc_margin_validation_message_lists_forms():

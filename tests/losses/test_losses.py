@@ -431,6 +431,49 @@ def test_losses_infinite_settings_fail_at_config_resolution(block, setting):
         _resolve(f"[loss]\n{block}\n")
 
 
+# --- settings beyond float32's range (issue 31, L1) ---------------------------
+
+
+def _extreme_logits():
+    """float32 logits from near-uniform to saturated (a gap of 2000), with
+    every class gold somewhere."""
+    rng = numpy.random.default_rng(0)
+    blocks = [(rng.normal(size=(40, 5)) * scale).astype("float32") for scale in (0.1, 1.0, 10.0, 100.0, 1000.0)]
+    saturated = numpy.zeros((5, 5), dtype="float32")
+    saturated[:, 0] = 200.0
+    logits = numpy.concatenate(blocks + [saturated])
+    return logits, numpy.arange(len(logits)) % 5
+
+
+@pytest.mark.parametrize(
+    "cls,setting,value,message",
+    [
+        (FocalLoss, "gamma", 1e300, r"FocalLoss: gamma must be in \[0, 1e\+38\] .*float32.*got gamma=1e\+300"),
+        (FocalLoss, "gamma", 1e39, r"FocalLoss: gamma must be in \[0, 1e\+38\]"),
+        (DiceLoss, "alpha", 1e300, r"DiceLoss: alpha must be in \[0, 1e\+38\] .*float32.*got alpha=1e\+300"),
+        (DiceLoss, "gamma", 1e39, r"DiceLoss: gamma must be in \[1e-37, 1e\+38\]"),
+        (AUCMarginLoss, "margin", 1e38, r"AUCMarginLoss: margin must be in \(0, 1e\+18\] .*float32.*got margin=1e\+38"),
+    ],
+)
+def test_losses_settings_beyond_float32_are_rejected(cls, setting, value, message):
+    """They passed and gave non-finite gradients (focal gamma, dice alpha)
+    or an inf loss (AUC margin) at the first batch."""
+    with pytest.raises(ValueError, match=message):
+        cls(**{setting: value})
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: FocalLoss(gamma=1e38), lambda: DiceLoss(alpha=1e38), lambda: DiceLoss(gamma=1e38), lambda: DiceLoss(alpha=1e38, gamma=MIN_GAMMA)],
+    ids=["focal-gamma", "dice-alpha", "dice-gamma", "dice-alpha-tiny-gamma"],
+)
+def test_losses_settings_at_the_float32_bound_stay_finite(make):
+    logits, gold = _extreme_logits()
+    with numpy.errstate(all="ignore"):
+        grad, loss = make().compute(logits, gold)
+    assert numpy.isfinite(grad).all() and math.isfinite(loss)
+
+
 def test_losses_settings_must_be_numbers():
     with pytest.raises(TypeError, match="gamma must be a number, got gamma='2'"):
         FocalLoss(gamma="2")  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import fix_random_seed
 
-from spacy_imbalance.spans.candidates import enumerate_candidates
+from spacy_imbalance.spans.candidates import MAX_SPAN_WIDTH, enumerate_candidates
 from spacy_imbalance.pipeline.sampled_spancat import DEFAULT_MODEL
 from spacy_imbalance.models.span_scorer import SpanScores
 
@@ -452,7 +452,10 @@ def test_empty_and_one_token_docs(trained):
 @pytest.mark.parametrize(
     "cfg,message",
     [
-        ({"max_span_width": 0}, "max_span_width must be an integer >= 1"),
+        ({"max_span_width": 0}, r"max_span_width must be an integer in \[1, 256\]"),
+        # issue 31 M11: a million trained, then predicting 10-token texts asked for 2.86 GiB
+        ({"max_span_width": 1_000_000}, r"sampled_spancat 'sampled_spancat': max_span_width must be an integer in \[1, 256\].*got 1000000"),
+        ({"max_span_width": 257}, r"max_span_width must be an integer in \[1, 256\]"),
         ({"negatives": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 2.0}}, r"rate must be in \(0, 1\]"),
         ({"negatives": {"@misc": "spacy-imbalance.weighted_negatives.v1", "mu": -2}}, "mu must be >= 0"),
         ({"masked_key": "sc"}, "masked_key 'sc' must differ from gold_key and spans_key"),
@@ -465,6 +468,18 @@ def test_empty_and_one_token_docs(trained):
 def test_invalid_settings_are_clear_errors(cfg, message):
     with pytest.raises(ValueError, match=message):
         make_nlp(**cfg)
+
+
+def test_the_widest_max_span_width_predicts_short_docs_with_small_tables():
+    # issue 31 M11: the width embedding has a row per width; at the bound it
+    # stays small, and a doc shorter than the width enumerates its own spans only
+    nlp = make_nlp(max_span_width=MAX_SPAN_WIDTH)
+    nlp.initialize(lambda: make_examples(nlp))
+    pipe = nlp.get_pipe("sampled_spancat")
+    assert pipe.model.get_ref("span_repr").get_param("E").shape[0] == MAX_SPAN_WIDTH
+    doc = nlp.make_doc("one two three four five six seven eight nine ten")
+    scores = pipe.predict([doc])
+    assert len(scores.candidates) == 10 * 11 // 2
 
 
 def test_loss_with_class_counts_survives_serialisation(tmp_path):

@@ -53,6 +53,23 @@ def test_max_width_is_validated(bad):
         enumerate_candidates(OPS, [3], bad)
 
 
+def test_a_width_beyond_the_docs_costs_no_more_than_the_docs_widths():
+    # issue 31 M11: the (tokens x max_width) mask was built for the whole
+    # width: 10 million columns for a 10-token doc, 100 MB of booleans
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        wide = enumerate_candidates(OPS, [10, 3, 0], 10_000_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000
+    exact = enumerate_candidates(OPS, [10, 3, 0], 10)
+    assert wide.starts.tolist() == exact.starts.tolist() and wide.ends.tolist() == exact.ends.tolist()
+    assert wide.doc_counts == [55, 6, 0] and wide.first.tolist() == exact.first.tolist()
+
+
 def test_touching_marks_spans_over_a_masked_token():
     cands = enumerate_candidates(OPS, [3], 2)  # (0,0) (0,1) (1,1) (1,2) (2,2)
     mask = numpy.array([False, True, False])

@@ -32,6 +32,12 @@ from spacy.tokens import Doc, Span, SpanGroup
 from ..sentences import MISSING, TaggedSentence, mention_bounds, mirrored_span_keys, sentence_to_doc, tagged_sentence
 from ..stats import gold_spans
 
+# Dai & Adel generate a handful of copies per sentence; the copies of the
+# whole corpus are held in memory before they are written (or yielded), so
+# an unbounded count grows until the process is killed. 100 copies already
+# make a corpus 101 times its size.
+MAX_COPIES = 100
+
 AugmentMethod = Literal["label_wise_token_replacement", "mention_replacement", "shuffle_within_segments", "all"]
 METHODS: Tuple[str, ...] = ("label_wise_token_replacement", "mention_replacement", "shuffle_within_segments", "all")
 
@@ -81,14 +87,17 @@ def validate_settings(method: str, p: float, n_copies: int) -> None:
 
     method (str): one of METHODS.
     p (float): the probability of each replacement or shuffle, in [0, 1].
-    n_copies (int): augmented copies per sentence, at least 1.
+    n_copies (int): augmented copies per sentence, in [1, MAX_COPIES].
     """
     if method not in METHODS:
         raise ValueError(f"Unknown augmentation method {method!r}; choose one of {', '.join(METHODS)}")
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"The augmentation probability p must be a number in [0, 1], got {p!r}")
-    if isinstance(n_copies, bool) or not isinstance(n_copies, int) or n_copies < 1:
-        raise ValueError(f"The number of augmented copies n_copies must be an integer >= 1, got {n_copies!r}")
+    if isinstance(n_copies, bool) or not isinstance(n_copies, int) or not (1 <= n_copies <= MAX_COPIES):
+        raise ValueError(
+            f"The number of augmented copies n_copies must be an integer in [1, {MAX_COPIES}] (the copies are "
+            f"held in memory: {MAX_COPIES} make the corpus {MAX_COPIES + 1} times its size), got {n_copies!r}"
+        )
 
 
 def label_wise_token_replacement(

@@ -78,7 +78,8 @@ def create_augmented_corpus_reader_v1(
 ) -> AugmentedCorpus:
     """Augment the sentences of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
+        or a CoNLL file.
     method (str): "label_wise_token_replacement", "mention_replacement",
         "shuffle_within_segments" or "all" (the three in turn, one copy).
     p (float): the probability of each replacement or shuffle, in [0, 1].

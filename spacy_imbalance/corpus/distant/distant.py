@@ -34,11 +34,14 @@ SpanKey = Tuple[int, int, str]
 DEFAULT_FRACTION = 0.5
 # one-character entries ("a", "I", "-") match everywhere and are junk
 DEFAULT_MIN_LENGTH = 2
+# a floor above the longest names (about 100 characters) leaves the
+# dictionary empty and every label O
+MAX_MIN_LENGTH = 100
 
 
 def check_distant_settings(dictionary_fraction: float, seed: int, min_length: int) -> None:
     """Raise a ValueError naming the setting unless 0 < dictionary_fraction <= 1,
-    seed is an integer and min_length an integer >= 1."""
+    seed is an integer and min_length an integer in [1, MAX_MIN_LENGTH]."""
     # `not (...)` also rejects NaN, which fails every comparison
     if isinstance(dictionary_fraction, bool) or not isinstance(dictionary_fraction, (int, float)) or not (
         0.0 < dictionary_fraction <= 1.0
@@ -48,8 +51,11 @@ def check_distant_settings(dictionary_fraction: float, seed: int, min_length: in
         )
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    if isinstance(min_length, bool) or not isinstance(min_length, int) or min_length < 1:
-        raise ValueError(f"min_length must be an integer >= 1 (characters of a dictionary entry), got {min_length!r}")
+    if isinstance(min_length, bool) or not isinstance(min_length, int) or not (1 <= min_length <= MAX_MIN_LENGTH):
+        raise ValueError(
+            f"min_length must be an integer in [1, {MAX_MIN_LENGTH}] (characters of a dictionary entry; "
+            f"a longer floor leaves out every entity name), got {min_length!r}"
+        )
 
 
 def entry_of(span: Span) -> Entry:
@@ -226,6 +232,7 @@ def _key(span: Span) -> SpanKey:
 __all__ = [
     "DEFAULT_FRACTION",
     "DEFAULT_MIN_LENGTH",
+    "MAX_MIN_LENGTH",
     "LabelQuality",
     "build_dictionary",
     "check_distant_settings",

@@ -1,6 +1,7 @@
 """``spacy-imbalance.DistantCorpus.v1``: a training corpus with distantly
 supervised labels, BOND-style dictionary matching with a dictionary drawn from
 the gold mentions (see ``spacy_imbalance.corpus.distant.distant``)."""
+import warnings
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -8,7 +9,8 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, sentence_examples, source_corpus
+from .._source import ReaderT, announce, describe_source, sentence_examples, source_corpus
+from ..gold_checks import has_gold, unreachable_gold
 from .distant import (
     DEFAULT_FRACTION,
     DEFAULT_MIN_LENGTH,
@@ -29,7 +31,11 @@ class DistantCorpus:
     over the sentences in corpus order, so every epoch has the same labels.
     After a call, ``quality`` holds the labels' entity-level precision and
     recall against the gold (also printed once). The corpus is held in memory
-    for one pass.
+    for one pass. Gold that is not where ``spans_key`` reads it (a key that
+    no sentence has, or no entity in doc.ents while a span group holds the
+    gold) or a dictionary left empty by ``min_length`` raises a ValueError
+    naming ``source``: every label would be O. A corpus without any gold
+    gives a warning.
     """
 
     def __init__(
@@ -40,6 +46,7 @@ class DistantCorpus:
         seed: int = 0,
         min_length: int = DEFAULT_MIN_LENGTH,
         spans_key: Optional[str] = None,
+        source: str = "the corpus",
     ) -> None:
         check_distant_settings(dictionary_fraction, seed, min_length)
         self.corpus = corpus
@@ -47,14 +54,27 @@ class DistantCorpus:
         self.seed = seed
         self.min_length = min_length
         self.spans_key = spans_key
+        self.source = source
         self.quality: Optional[LabelQuality] = None
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         sentences = sentence_examples(self.corpus, nlp)
         references = [eg.reference for eg in sentences]
+        problem = unreachable_gold(references, self.spans_key)
+        if problem is not None:
+            raise ValueError(f"{NAME}: {self.source}: {problem}: the dictionary would be empty and every label O")
+        gold = has_gold(references, self.spans_key)
+        if not gold:
+            # legitimate, if pointless: every label O, as in the gold
+            warnings.warn(f"{NAME}: {self.source} has no gold entities: every distant label is O", stacklevel=2)
         distant, dictionary = distant_supervision(
             references, self.dictionary_fraction, seed=self.seed, min_length=self.min_length, spans_key=self.spans_key
         )
+        if gold and not dictionary:
+            raise ValueError(
+                f"{NAME}: {self.source}: the dictionary is empty: none of the drawn gold mentions is "
+                f"min_length = {self.min_length} characters or longer, so every label would be O; lower min_length"
+            )
         self.quality = label_quality(references, distant, spans_key=self.spans_key)
         announce(f"DistantCorpus: {describe_distant(self.dictionary_fraction, dictionary, self.quality, len(distant))}")
         for eg, reference in zip(sentences, distant):
@@ -78,7 +98,8 @@ def create_distant_corpus_reader_v1(
 ) -> DistantCorpus:
     """Relabel a .spacy corpus, or another reader, by dictionary matching.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
+        or a CoNLL file.
     dictionary_fraction (float): share of the gold mentions the dictionary is
         built from, in (0, 1].
     seed (int): seed of the draw; the same seed builds the same dictionary.
@@ -100,5 +121,10 @@ def create_distant_corpus_reader_v1(
         gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
     )
     return DistantCorpus(
-        source, dictionary_fraction=dictionary_fraction, seed=seed, min_length=min_length, spans_key=spans_key
+        source,
+        dictionary_fraction=dictionary_fraction,
+        seed=seed,
+        min_length=min_length,
+        spans_key=spans_key,
+        source=describe_source(path),
     )

@@ -4,10 +4,11 @@ of a well-annotated corpus is discarded with a masking probability p, and its
 tokens are then annotated as non-entity, the way an annotator who missed it
 would have left them."""
 import random
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import Doc, Span, SpanGroup
 
+from ..gold_checks import check_no_empty_spans, unreachable_gold
 from ..stats import gold_spans
 
 SpanKey = Tuple[int, int, str]
@@ -29,6 +30,17 @@ def check_keys(spans_key: Optional[str], masked_key: str) -> None:
             f"masked_key and spans_key are both {masked_key!r}: the dropped entities "
             "need a span group other than the gold one"
         )
+
+
+def unmaskable_gold(docs: Sequence[Doc], spans_key: Optional[str], setting: str = "spans_key") -> Optional[str]:
+    """Why masking ``docs`` would mask nothing although they have gold to
+    mask, or None. Masking would then return the gold unmasked, and a model
+    trained on it would pass for one trained with unlabeled entities: a
+    ``spans_key`` that no document has, or doc.ents empty (``spans_key``
+    None) while a span group holds spans. A corpus without any span has
+    nothing to mask, which is no error."""
+    problem = unreachable_gold(docs, spans_key, setting)
+    return None if problem is None else f"{problem}: masking would mask nothing and leave the gold unmasked"
 
 
 def mask_entities(
@@ -58,6 +70,9 @@ def mask_entities(
     """
     check_probability(p)
     check_keys(spans_key, masked_key)
+    docs = list(docs)
+    # Doc.copy fails on a zero-length span with spaCy's E1052, naming no doc
+    check_no_empty_spans(docs, "mask_entities")
     rng = random.Random(seed)
     output = []
     for doc in docs:
@@ -125,4 +140,4 @@ def describe_masking(p: float, n_entities: int, n_dropped: int, n_sentences: int
     return f"p={p:g}, {n_dropped:,} of {n_entities:,} entities masked ({pct:.1f} %) in {n_sentences:,} sentences"
 
 
-__all__ = ["mask_entities", "masking_counts", "describe_masking", "check_probability"]
+__all__ = ["mask_entities", "masking_counts", "describe_masking", "check_probability", "unmaskable_gold"]

@@ -1,15 +1,20 @@
 """``spacy-imbalance.MaskedCorpus.v1``: a training corpus with unlabeled
 entities, each gold entity dropped with probability p (the synthetic datasets
 of the weighted negative sampling paper, see ``spacy_imbalance.corpus.masking.masking``)."""
+import warnings
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, List, Optional
 
 from spacy.language import Language
+from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, sentence_examples, source_corpus
-from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts
+from .._source import ReaderT, announce, describe_source, sentence_examples, source_corpus
+from ..gold_checks import check_no_empty_spans, has_gold
+from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts, unmaskable_gold
+
+NAME = "spacy-imbalance.MaskedCorpus.v1"
 
 
 class MaskedCorpus:
@@ -18,7 +23,9 @@ class MaskedCorpus:
     Each call draws from a fresh ``random.Random(seed)`` over the sentences in
     corpus order, so every epoch masks the same entities, and the result
     equals `spacy-imbalance mask` on the same corpus. The corpus is held in
-    memory for one pass.
+    memory for one pass. A ``spans_key`` that no sentence has (or empty
+    doc.ents while a span group holds the gold) raises a ValueError naming
+    ``source``: the model would train on the unmasked gold.
     """
 
     def __init__(
@@ -29,6 +36,7 @@ class MaskedCorpus:
         seed: int = 0,
         spans_key: Optional[str] = None,
         masked_key: str = "masked",
+        source: str = "the corpus",
     ) -> None:
         check_probability(p)
         check_keys(spans_key, masked_key)
@@ -37,10 +45,12 @@ class MaskedCorpus:
         self.seed = seed
         self.spans_key = spans_key
         self.masked_key = masked_key
+        self.source = source
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         sentences = sentence_examples(self.corpus, nlp)
         references = [eg.reference for eg in sentences]
+        self.check_gold(references)
         masked = mask_entities(
             references, self.p, seed=self.seed, spans_key=self.spans_key, masked_key=self.masked_key
         )
@@ -49,6 +59,16 @@ class MaskedCorpus:
         for eg, reference in zip(sentences, masked):
             # masking changes no token, so the predicted doc still fits
             yield Example(eg.predicted, reference)
+
+    def check_gold(self, references: List[Doc]) -> None:
+        """Refuse gold that masking cannot reach; warn when there is none."""
+        check_no_empty_spans(references, f"{NAME}: {self.source}", unit="sentence")
+        problem = unmaskable_gold(references, self.spans_key)
+        if problem is not None:
+            raise ValueError(f"{NAME}: {self.source}: {problem}")
+        if not has_gold(references, self.spans_key):
+            # legitimate, if pointless: a corpus without entities masks to itself
+            warnings.warn(f"{NAME}: {self.source} has no gold entities: there is nothing to mask", stacklevel=2)
 
 
 @registry.readers("spacy-imbalance.MaskedCorpus.v1")
@@ -67,7 +87,8 @@ def create_masked_corpus_reader_v1(
 ) -> MaskedCorpus:
     """Mask the gold entities of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
+        or a CoNLL file.
     p (float): the probability to drop each gold entity, in [0, 1].
     seed (int): seed of the draws; the same seed masks the same entities.
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
@@ -76,7 +97,7 @@ def create_masked_corpus_reader_v1(
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (MaskedCorpus): the reader.
     """
-    name = "spacy-imbalance.MaskedCorpus.v1"
+    name = NAME
     # checked here, not on the first epoch: a bad p fails when the config is resolved
     try:
         check_probability(p)
@@ -87,4 +108,6 @@ def create_masked_corpus_reader_v1(
         name, path, corpus,
         gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
     )
-    return MaskedCorpus(source, p=p, seed=seed, spans_key=spans_key, masked_key=masked_key)
+    return MaskedCorpus(
+        source, p=p, seed=seed, spans_key=spans_key, masked_key=masked_key, source=describe_source(path)
+    )

@@ -61,7 +61,8 @@ def create_resampled_corpus_reader_v1(
 ) -> ResampledCorpus:
     """Resample the sentences of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
+        or a CoNLL file.
     method (str): "none", "sC", "sCR", "sCRD" or "nsCRD".
     count (str): what c(t, s) counts: "tokens" (the paper) or "mentions".
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.

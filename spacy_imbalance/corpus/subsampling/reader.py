@@ -83,7 +83,8 @@ def create_subsampled_corpus_reader_v1(
 ) -> SubsampledCorpus:
     """Keep n sentences of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1.
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
+        or a CoNLL file.
     n_sentences (int): how many sentences to keep (20, 50, ..., 1000 in the paper).
     entity_token_ratio (Optional[float]): a target share of entity tokens, a
         fraction in (0, 1) (0.05 for 5 %); None for a uniform sample.

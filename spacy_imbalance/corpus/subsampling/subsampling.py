@@ -30,15 +30,19 @@ def entity_token_share(docs: Sequence[Doc], spans_key: Optional[str] = None) -> 
 def check_subsample_settings(
     n_sentences: int, entity_token_ratio: Optional[float] = None, tolerance: float = 0.005
 ) -> None:
-    """The checks that need no data: n_sentences >= 1, 0 < ratio < 1, tolerance > 0."""
+    """The checks that need no data: n_sentences >= 1, 0 < ratio < 1, 0 < tolerance < 1."""
     if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or n_sentences < 1:
         raise ValueError(f"n_sentences must be a whole number >= 1, got {n_sentences!r}")
     if entity_token_ratio is not None and not (0.0 < entity_token_ratio < 1.0):
         raise ValueError(
             f"entity_token_ratio must be a fraction in (0, 1) (0.05 for 5 %), got {entity_token_ratio!r}"
         )
-    if not (tolerance > 0.0):
-        raise ValueError(f"tolerance must be > 0 (a fraction: 0.005 is 0.5 points), got {tolerance!r}")
+    # two shares differ by less than 1: a tolerance of 1 or more (inf too)
+    # accepts any selection and makes the target meaningless
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not (0.0 < tolerance < 1.0):
+        raise ValueError(
+            f"tolerance must be in (0, 1) (a fraction: 0.005 is 0.5 points; 1 or more accepts any share), got {tolerance!r}"
+        )
 
 
 def subsample(

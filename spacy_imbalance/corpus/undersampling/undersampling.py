@@ -17,14 +17,36 @@ from spacy.tokens import Doc
 from ..sentences import MISSING, mirrored_span_keys, remap_span_groups, sentence_to_doc, tagged_sentence, TaggedSentence
 
 
+# Kept tokens per entity token: a ratio of 1000 keeps every sentence of up to
+# 1000 tokens whole, so a larger one changes nothing but the float range
+# (1e308 times the entity tokens overflows to inf)
+MAX_RATIO = 1000.0
+
+
 def check_ratio(ratio: float, name: str = "ratio") -> None:
     """Raise a ValueError naming the setting unless ``ratio`` (kept tokens per
-    entity token) is a finite number >= 1: below 1 would drop entity tokens,
-    and inf or nan is no number of tokens to keep."""
+    entity token) is a number in [1, MAX_RATIO]: below 1 would drop entity
+    tokens, inf or nan is no number of tokens to keep, and above MAX_RATIO
+    every sentence is kept whole."""
     # `not (...)` also rejects NaN, which fails every comparison; a config's
     # `ratio = inf` arrives as the string "inf"
-    if not isinstance(ratio, numbers.Real) or not (1.0 <= ratio < math.inf):
-        raise ValueError(f"{name} must be >= 1 and finite (kept tokens per entity token), got {ratio!r}")
+    if not isinstance(ratio, numbers.Real) or not (1.0 <= ratio <= MAX_RATIO):
+        raise ValueError(
+            f"{name} must be >= 1 and finite (kept tokens per entity token), got {ratio!r}: give a ratio in "
+            f"[1, {MAX_RATIO:g}] ({MAX_RATIO:g} already keeps whole every sentence of up to {MAX_RATIO:g} tokens)"
+        )
+
+
+def check_entities(n_kept: int, n_sentences: int, source: str, spans_key: Optional[str]) -> None:
+    """Raise a ValueError naming ``source`` when undersampling kept no
+    sentence: it keeps only sentences with an entity, and an empty corpus
+    is no training set."""
+    if n_kept == 0:
+        where = "doc.ents" if spans_key is None else f"doc.spans[{spans_key!r}]"
+        raise ValueError(
+            f"{source}: none of its {n_sentences:,} sentences has an entity in {where}: balanced undersampling "
+            "keeps only sentences with entities, so nothing would be left"
+        )
 
 
 def kept_tokens(tags: Sequence[str], ratio: float = 3.0) -> List[int]:

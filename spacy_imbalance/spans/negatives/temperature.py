@@ -13,6 +13,16 @@ import math
 
 from spacy.util import registry
 
+# The range of a constant T. The log-weights the samplers divide by T lie in
+# [0, ln K] for v1 (K labels) and in [-69·mu, ln K] for v2. Below 1e-6 they
+# swamp the Gumbel noise (of scale 1) whatever mu: sampling is a
+# deterministic top-k whose ties go by position, and as T -> 0 the keys
+# overflow to inf. Above 1e6 they are far below the noise for v1 and for
+# v2 with the paper's mu = 8: uniform sampling (that is uniform_negatives).
+# inf and nan are no temperature at all.
+MIN_TEMPERATURE = 1e-6
+MAX_TEMPERATURE = 1e6
+
 
 class SqrtTemperature:
     def __init__(self, total_steps: int = 20000, n_epochs: int = 10) -> None:
@@ -37,8 +47,14 @@ class SqrtTemperature:
 
 class ConstantTemperature:
     def __init__(self, value: float) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value > 0):
-            raise ValueError(f"constant_temperature: value must be > 0, got {value!r}")
+        # `not (...)` also rejects NaN
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            MIN_TEMPERATURE <= value <= MAX_TEMPERATURE
+        ):
+            raise ValueError(
+                f"constant_temperature: value must be in [{MIN_TEMPERATURE:g}, {MAX_TEMPERATURE:g}] (below, sampling "
+                f"is a deterministic top-k; above, it is uniform sampling), got {value!r}"
+            )
         self.value = float(value)
 
     def __call__(self, step: int) -> float:
@@ -57,4 +73,5 @@ def create_sqrt_temperature_v1(total_steps: int = 20000, n_epochs: int = 10) -> 
 
 @registry.misc("spacy-imbalance.constant_temperature.v1")
 def create_constant_temperature_v1(value: float = 1.0) -> ConstantTemperature:
+    """value (float): T at every step, in [MIN_TEMPERATURE, MAX_TEMPERATURE]."""
     return ConstantTemperature(value)

@@ -220,7 +220,8 @@ def test_augmentation_warns_once_about_other_span_groups():
         ({"method": "synonym_replacement"}, "method 'synonym_replacement'.*label_wise_token_replacement, mention_replacement, shuffle_within_segments, all"),
         ({"p": 1.5}, "probability p must be a number in \\[0, 1\\], got 1.5"),
         ({"p": -0.1}, "probability p"),
-        ({"n_copies": 0}, "n_copies must be an integer >= 1, got 0"),
+        ({"n_copies": 0}, r"n_copies must be an integer in \[1, 100\] .*, got 0"),
+        ({"n_copies": 101}, r"n_copies must be an integer in \[1, 100\] .*, got 101"),
     ],
 )
 def test_augmentation_rejects_bad_settings(kwargs, message):
@@ -271,7 +272,16 @@ def test_augmented_corpus_resolves_from_config(corpus_path):
     assert len(list(reader(spacy.blank("en")))) == 3 * 60
 
 
-@pytest.mark.parametrize("setting,message", [("p = 1.5", "p must be"), ('method = "synonyms"', "method"), ("n_copies = 0", "n_copies")])
+@pytest.mark.parametrize(
+    "setting,message",
+    [
+        ("p = 1.5", "p must be"),
+        ('method = "synonyms"', "method"),
+        ("n_copies = 0", "n_copies"),
+        # issue 31, M7: a billion copies are held in memory until the process is killed
+        ("n_copies = 1000000000", r"n_copies must be an integer in \[1, 100\] .*got 1000000000"),
+    ],
+)
 def test_augmented_corpus_config_rejects_bad_settings(corpus_path, setting, message):
     config = Config().from_str(
         f"""
@@ -303,5 +313,6 @@ def test_augment_cli_errors(tmp_path, corpus_path):
     assert "nope.spacy" in result.output
     result = runner.invoke(app, ["augment", str(corpus_path), str(tmp_path / "out.spacy"), "--p", "2"])
     assert result.exit_code == 1
-    assert "probability p" in result.output
+    # named as the option, checked before the corpus is read
+    assert "--p must be in [0, 1], got 2.0" in result.output
     assert not (tmp_path / "out.spacy").exists()

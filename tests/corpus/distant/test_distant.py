@@ -215,8 +215,8 @@ def test_label_quality_by_hand():
         (("0.5", 0, 2), "dictionary_fraction must be .*got '0.5'"),
         ((0.5, 1.5, 2), "seed must be an integer, got 1.5"),
         ((0.5, None, 2), "seed must be an integer, got None"),
-        ((0.5, 0, 0), r"min_length must be an integer >= 1 \(characters of a dictionary entry\), got 0"),
-        ((0.5, 0, 2.0), "min_length must be an integer >= 1 .*got 2.0"),
+        ((0.5, 0, 0), r"min_length must be an integer in \[1, 100\] \(characters of a dictionary entry; .*\), got 0"),
+        ((0.5, 0, 2.0), "min_length must be an integer in .*got 2.0"),
     ],
 )
 def test_settings_are_validated(settings, message):

@@ -119,7 +119,9 @@ def test_distant_corpus_from_config_wrapping_another_reader(corpus_path, nlp):
 
 def test_distant_corpus_limit_and_max_length_reach_the_corpus(corpus_path, nlp):
     assert len(list(create_distant_corpus_reader_v1(corpus_path, limit=7)(nlp))) == 7
-    short = list(create_distant_corpus_reader_v1(corpus_path, max_length=4)(nlp))
+    # only "the paris plaster" is shorter than 4 tokens: no gold, said so
+    with pytest.warns(UserWarning, match="has no gold entities: every distant label is O"):
+        short = list(create_distant_corpus_reader_v1(corpus_path, max_length=4)(nlp))
     assert short and all(len(eg.reference) <= 4 for eg in short)
 
 
@@ -128,7 +130,9 @@ def test_distant_corpus_limit_and_max_length_reach_the_corpus(corpus_path, nlp):
     [
         ("dictionary_fraction = 0", r"DistantCorpus.v1: dictionary_fraction must be a fraction in \(0, 1\]"),
         ("dictionary_fraction = 1.5", "DistantCorpus.v1: dictionary_fraction must be"),
-        ("min_length = 0", "DistantCorpus.v1: min_length must be an integer >= 1"),
+        ("min_length = 0", r"DistantCorpus.v1: min_length must be an integer in \[1, 100\]"),
+        # issue 31, L6: no entity name is a billion characters long
+        ("min_length = 1000000000", r"DistantCorpus.v1: min_length must be an integer in \[1, 100\] .*got 1000000000"),
         # the type annotation catches it first, naming the setting too
         ("seed = 0.5", r"corpus -> seed\tat root: 0.5 is not <class 'int'>"),
     ],
@@ -144,6 +148,33 @@ def test_distant_corpus_config_rejects_bad_settings_at_resolve(corpus_path, sett
     )
     with pytest.raises(ValueError, match=message):
         registry.resolve(config)
+
+
+# --- gold the reader cannot label from (issue 31, M8 and L6) -----------------
+
+
+def test_distant_corpus_refuses_an_absent_spans_key(corpus_path, nlp):
+    """It yielded no entity at all: the dictionary was drawn from nothing."""
+    reader = create_distant_corpus_reader_v1(corpus_path, spans_key="nokey")
+    message = f"spacy-imbalance.DistantCorpus.v1: {corpus_path}: no document has spans under spans_key 'nokey'; the span keys with spans are 'sc'"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        list(reader(nlp))
+
+
+def test_distant_corpus_refuses_ents_when_the_gold_is_a_span_group(tmp_path, nlp):
+    doc = Doc(Vocab(), words=["Kate", "lives", "in", "Paris"])
+    doc.spans["sc"] = [Span(doc, 0, 1, "PER"), Span(doc, 3, 4, "LOC")]
+    path = tmp_path / "spans.spacy"
+    write_docbin([doc], path)
+    with pytest.raises(ValueError, match=r"DistantCorpus.v1: .*spans.spacy: no document has entities in doc.ents .*'sc'"):
+        list(create_distant_corpus_reader_v1(path)(nlp))
+
+
+def test_distant_corpus_refuses_a_min_length_that_empties_the_dictionary(corpus_path, nlp):
+    """The longest gold name is "New York Times" (14 characters)."""
+    assert list(create_distant_corpus_reader_v1(corpus_path, min_length=14, dictionary_fraction=1.0)(nlp))
+    with pytest.raises(ValueError, match=r"DistantCorpus.v1: .*: the dictionary is empty: .*min_length = 15 .*lower min_length"):
+        list(create_distant_corpus_reader_v1(corpus_path, min_length=15, dictionary_fraction=1.0)(nlp))
 
 
 def test_distant_corpus_needs_a_path_or_a_corpus(corpus_path, tmp_path):

@@ -237,6 +237,65 @@ def test_masked_corpus_config_rejects_bad_p_at_resolve(corpus_path, p):
         registry.resolve(config)
 
 
+# --- gold the reader cannot mask (issue 31, M8 and L2) -----------------------
+
+
+def _write(path, docs):
+    write_docbin(docs, path)
+    return path
+
+
+def test_masked_corpus_refuses_an_absent_spans_key(corpus_path, nlp):
+    """It trained on the unmasked gold: no sentence has the key, nothing was masked."""
+    reader = create_masked_corpus_reader_v1(corpus_path, p=0.5, spans_key="nokey")
+    message = f"spacy-imbalance.MaskedCorpus.v1: {corpus_path}: no document has spans under spans_key 'nokey'; the span keys with spans are 'sc'"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        list(reader(nlp))
+
+
+def test_masked_corpus_refuses_ents_when_the_gold_is_a_span_group(tmp_path, nlp):
+    """spans_key null reads doc.ents: empty there, while "sc" holds the gold."""
+    doc = Doc(Vocab(), words=["Ann", "sings"])
+    doc.spans["sc"] = [Span(doc, 0, 1, "PER")]
+    path = _write(tmp_path / "spans.spacy", [doc])
+    with pytest.raises(ValueError, match=r"MaskedCorpus.v1: .*spans.spacy: no document has entities in doc.ents \(spans_key null .*'sc'"):
+        list(create_masked_corpus_reader_v1(path, p=0.5)(nlp))
+
+
+def test_masked_corpus_reads_ents_with_a_spans_key_null(corpus_path, nlp):
+    """The legitimate case: the gold in doc.ents, spans_key null."""
+    examples = list(create_masked_corpus_reader_v1(corpus_path, p=1.0)(nlp))
+    assert sum(len(eg.reference.spans["masked"]) for eg in examples) == 1500
+
+
+def test_masked_corpus_warns_on_a_corpus_without_entities(tmp_path, nlp):
+    path = _write(tmp_path / "none.spacy", [Doc(Vocab(), words=["it", "rains"], ents=["O", "O"])])
+    with pytest.warns(UserWarning, match="MaskedCorpus.v1: .*none.spacy has no gold entities: there is nothing to mask"):
+        examples = list(create_masked_corpus_reader_v1(path, p=0.5)(nlp))
+    assert len(examples) == 1
+
+
+def _zero_length_docs():
+    vocab = Vocab()
+    first = Doc(vocab, words=["Ann", "sings"], ents=["B-PER", "O"])
+    second = Doc(vocab, words=["Bob", "Lee", "runs"], ents=["B-PER", "I-PER", "O"])
+    second.spans["sc"] = [Span(second, 0, 2, "PER"), Span(second, 2, 2, "LOC")]
+    return [first, second]
+
+
+def test_mask_entities_names_a_zero_length_span():
+    """Doc.copy failed with spaCy's E1052, naming no document."""
+    with pytest.raises(ValueError, match=re.escape("mask_entities: document 1 has a zero-length span in doc.spans['sc'] (label 'LOC', at token 2)")):
+        mask_entities(_zero_length_docs(), 0.5)
+
+
+def test_masked_corpus_names_a_zero_length_span(tmp_path, nlp):
+    path = _write(tmp_path / "zero.spacy", _zero_length_docs())
+    message = f"spacy-imbalance.MaskedCorpus.v1: {path}: sentence 1 has a zero-length span in doc.spans['sc']"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        list(create_masked_corpus_reader_v1(path, p=0.5)(nlp))
+
+
 # --- the mask command --------------------------------------------------------
 
 

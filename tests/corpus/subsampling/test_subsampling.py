@@ -192,6 +192,24 @@ def test_subsampled_corpus_config_rejects_bad_settings_at_resolve(corpus_path, s
         registry.resolve(config)
 
 
+@pytest.mark.parametrize("tolerance", ["1e400", "1.0", "2.5"])
+def test_subsampled_corpus_tolerance_must_be_below_one(corpus_path, tolerance):
+    """Issue 31, L6: shares differ by less than 1, so a tolerance of 1 or
+    more (inf too) accepted any selection as on target."""
+    config = Config().from_str(
+        f"""
+        [corpus]
+        @readers = "spacy-imbalance.SubsampledCorpus.v1"
+        path = "{corpus_path}"
+        n_sentences = 10
+        entity_token_ratio = 0.1
+        tolerance = {tolerance}
+        """
+    )
+    with pytest.raises(ValueError, match=r"SubsampledCorpus.v1: tolerance must be in \(0, 1\) .*got (inf|1.0|2.5)"):
+        registry.resolve(config)
+
+
 # --- the subsample command ---------------------------------------------------
 
 

@@ -74,6 +74,30 @@ def test_undersampling_augmenter_rejects_ratio_not_finite_in_config(value, shown
         registry.resolve(config)
 
 
+@pytest.mark.parametrize("ratio", [1e308, 1000.5])
+def test_undersampling_rejects_a_ratio_above_the_bound(ratio):
+    """Issue 31, M6: 1e308 times the entity tokens overflowed: OverflowError."""
+    with pytest.raises(ValueError, match=re.escape(f"got {ratio!r}: give a ratio in [1, 1000]")):
+        undersample_docs([Doc(Vocab(), words=["a"], ents=["B-X"])], ratio)
+    with pytest.raises(ValueError, match=re.escape("balanced_undersampling: ratio must be >= 1 and finite")):
+        create_balanced_undersampling_augmenter_v1(ratio=ratio)
+
+
+def test_undersampling_at_the_ratio_bound_keeps_the_sentence():
+    doc = Doc(Vocab(), words=["a", "b", "c"], ents=["O", "B-X", "O"])
+    assert [t.text for t in undersample_doc(doc, 1000)[0]] == ["a", "b", "c"]
+
+
+def test_undersample_doc_counts_a_zero_length_span_as_lost():
+    """A zero-length span of another group has no token to move: it was an IndexError."""
+    doc = Doc(Vocab(), words=["a", "b", "c", "d"], ents=["O", "B-X", "O", "O"])
+    doc.spans["other"] = [Span(doc, 1, 2, "X"), Span(doc, 3, 3, "Y")]
+    short, lost = undersample_doc(doc, 1.0)
+    assert [t.text for t in short] == ["b"]
+    assert lost == 1
+    assert [(s.start, s.end, s.label_) for s in short.spans["other"]] == [(0, 1, "X")]
+
+
 def make_doc(vocab):
     words = ["I", "saw", "the", "new", "Star", "Wars", "film", "in", "Paris", "yesterday", "with", "friends", "."]
     doc = Doc(vocab, words=words, spaces=[True] * 11 + [False, False])

@@ -10,6 +10,7 @@ from thinc.api import Config, NumpyOps
 from spacy_imbalance.spans.candidates import enumerate_candidates
 from spacy_imbalance.spans.negatives import (
     AllNegatives,
+    ConstantTemperature,
     SamplingBatch,
     SqrtTemperature,
     TopNegatives,
@@ -187,12 +188,26 @@ def resolve(block: str):
         ('@misc = "spacy-imbalance.weighted_negatives.v1"\nmu = -1', "mu must be >= 0, got -1"),
         ('@misc = "spacy-imbalance.top_negatives.v1"\nratio = 0', r"ratio must be in \(0, 1\]"),
         ('@misc = "spacy-imbalance.sqrt_temperature.v1"\ntotal_steps = 0', "total_steps must be an integer >= 1"),
-        ('@misc = "spacy-imbalance.constant_temperature.v1"\nvalue = 0', "value must be > 0"),
+        ('@misc = "spacy-imbalance.constant_temperature.v1"\nvalue = 0', r"value must be in \[1e-06, 1e\+06\]"),
     ],
 )
 def test_invalid_settings_fail_at_config_resolution(block, message):
     with pytest.raises(ValueError, match=message):
         resolve(block)
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "nan", "1e-7", "2e6"])
+def test_constant_temperature_is_finite_and_in_range(value):
+    """Issue 31, L6: T = inf passed (r / T = 0: uniform sampling by another name)."""
+    with pytest.raises(ValueError, match=r"constant_temperature: value must be in \[1e-06, 1e\+06\] .*got"):
+        resolve(f'@misc = "spacy-imbalance.constant_temperature.v1"\nvalue = {value}')
+    with pytest.raises(ValueError, match="constant_temperature: value must be in"):
+        ConstantTemperature(float(value))
+
+
+@pytest.mark.parametrize("value", [1e-6, 1.0, 1e6])
+def test_constant_temperature_bounds_are_accepted(value):
+    assert ConstantTemperature(value)(0) == value
 
 
 def test_registered_defaults():

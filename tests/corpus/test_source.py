@@ -1,0 +1,92 @@
+"""What the readers share (``corpus/_source.py``): a CoNLL path reads as the
+commands read it (issue 31, L3: it gave 0 examples and only spaCy's W090)."""
+import warnings
+
+import pytest
+import spacy
+from spacy.util import registry
+from thinc.api import Config
+
+from spacy_imbalance.corpus._source import ConllCorpus, source_corpus
+from spacy_imbalance.corpus.conll import ConllFormatError
+from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+
+# four sentences, three with entities
+CONLL = (
+    "Kate\tB-PER\nlives\tO\nin\tO\nParis\tB-LOC\n\n"
+    "Bob\tB-PER\nvisited\tO\nNew\tB-LOC\nYork\tI-LOC\n\n"
+    "it\tO\nrains\tO\n\n"
+    "Paris\tB-LOC\nsleeps\tO\n"
+)
+
+# each reader with settings that keep every sentence (or a known number)
+READERS = {
+    "spacy-imbalance.MaskedCorpus.v1": ("p = 0.0", 4),
+    "spacy-imbalance.ResampledCorpus.v1": ('method = "none"', 4),
+    "spacy-imbalance.SubsampledCorpus.v1": ("n_sentences = 3", 3),
+    "spacy-imbalance.AugmentedCorpus.v1": ("p = 0.0\nn_copies = 1", 8),
+    "spacy-imbalance.DistantCorpus.v1": ("dictionary_fraction = 1.0", 4),
+}
+
+
+def _entities(examples):
+    return [[(e.start, e.end, e.label_) for e in eg.reference.ents] for eg in examples]
+
+
+@pytest.fixture
+def conll_path(tmp_path):
+    path = tmp_path / "train.conll"
+    path.write_text(CONLL, encoding="utf8")
+    return path
+
+
+@pytest.fixture
+def nlp():
+    return spacy.blank("en")
+
+
+def _reader(name, settings, path):
+    config = Config().from_str(f'[corpus]\n@readers = "{name}"\npath = "{path}"\n{settings}\n')
+    return registry.resolve(config)["corpus"]
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_source_readers_read_a_conll_file_as_its_spacy_conversion(tmp_path, conll_path, nlp, name):
+    settings, n_examples = READERS[name]
+    spacy_path = tmp_path / "train.spacy"
+    write_docbin(load_docs(conll_path), spacy_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # W090 ("no .spacy files") among them
+        from_conll = list(_reader(name, settings, conll_path)(nlp))
+    from_spacy = list(_reader(name, settings, spacy_path)(nlp))
+    assert len(from_conll) == n_examples
+    assert [eg.reference.text for eg in from_conll] == [eg.reference.text for eg in from_spacy]
+    assert _entities(from_conll) == _entities(from_spacy)
+
+
+def test_source_conll_corpus_keeps_spacys_settings(conll_path, nlp):
+    """limit, max_length and gold_preproc act as on a .spacy file."""
+    source = source_corpus("test", conll_path, None, limit=2)
+    assert isinstance(source, ConllCorpus)
+    assert [eg.reference.text for eg in source(nlp)] == ["Kate lives in Paris", "Bob visited New York"]
+    short = source_corpus("test", conll_path, None, max_length=3)
+    assert [eg.reference.text for eg in short(nlp)] == ["it rains", "Paris sleeps"]
+    gold = source_corpus("test", conll_path, None, gold_preproc=True)
+    assert all([t.text for t in eg.predicted] == [t.text for t in eg.reference] for eg in gold(nlp))
+
+
+def test_source_conll_errors_name_the_file_and_line(tmp_path, nlp):
+    path = tmp_path / "bad.conll"
+    path.write_text("Kate\tB-PER\nlives\tX-Y\n", encoding="utf8")
+    reader = _reader("spacy-imbalance.ResampledCorpus.v1", 'method = "none"', path)
+    with pytest.raises(ConllFormatError, match="bad.conll"):
+        list(reader(nlp))
+
+
+def test_source_spacy_files_and_folders_still_read_by_spacy_corpus(tmp_path, conll_path, nlp):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    write_docbin(load_docs(conll_path), folder / "train.spacy")
+    source = source_corpus("test", folder, None)
+    assert not isinstance(source, ConllCorpus)
+    assert len(list(source(nlp))) == 4
