@@ -92,12 +92,13 @@ def table(names: List[str], folder: Path) -> str:
             lines.append(f"| {name} | | not run yet | | | | | | |")
             continue
         r = srsly.read_json(path)
-        curve = [score for _, score in r.get("dev_curve") or []]
-        best = max(range(len(curve)), key=curve.__getitem__) + 1 if curve else ""
+        # spaCy evaluates once before the first update (step 0): not an epoch
+        curve = [(step // r["steps_per_epoch"], score) for step, score in r.get("dev_curve") or [] if step > 0]
+        best = max(curve, key=lambda point: point[1])[0] if curve else ""
         settings = ", ".join(f"{k.split('.')[-2] if k.endswith('initial_rate') else k.split('.')[-1]} = {v}" for k, v in r["overrides"].items()) or "the recipe"
         lines.append(
             f"| {name} | {r['config']} | {settings} | {r['epochs']} | {100 * r['macro']['f']:.1f} | {100 * r['micro']['f']:.1f} "
-            f"| {best} | {' '.join(f'{100 * s:.0f}' for s in curve)} | {r['train_seconds'] / 60:.0f} |"
+            f"| {best} | {' '.join(f'{100 * score:.0f}' for _, score in curve)} | {r['train_seconds'] / 60:.0f} |"
         )
     return "\n".join(lines) + "\n"
 
