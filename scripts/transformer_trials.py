@@ -103,6 +103,51 @@ def table(names: List[str], folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+# frozen-feature runs of the same systems (headline-features, seed 0), to
+# compare the time to a dev score with fine-tuning's
+FEATURE_RUNS = {"transformer/sampled_spancat_uniform": "features/sampled_spancat_uniform-s0", "transformer/ner": "features/ner-s0"}
+
+
+def minutes_to(curve: List[List[float]], seconds: float, level: float) -> Optional[float]:
+    """Minutes until the dev curve first reaches ``level``, the run's time
+    spread evenly over its steps (evaluation included); None if it never does."""
+    last = curve[-1][0] if curve else 0
+    for step, score in curve:
+        if score >= level and last:
+            return seconds * step / last / 60
+    return None
+
+
+def features_table(names: List[str], folder: Path, corpus: str) -> str:
+    """For each fine-tuning trial with a frozen-features run of the same
+    system: the best dev macro-F1 of each and the minutes each took to reach
+    it and the other's best (one CPU thread each; the features' first epoch,
+    which fills the cache, is spread over all steps too)."""
+    lines = [
+        "| system | encoder | best dev macro-F1 | minutes to it | minutes to the other's best |",
+        "| --- | --- | --: | --: | --: |",
+    ]
+    for name in names:
+        path = folder / f"{name}.json"
+        if not path.exists():
+            continue
+        trial = srsly.read_json(path)
+        features_path = ROOT / "metrics" / corpus / f"{FEATURE_RUNS.get(trial['config'], '')}.json"
+        if trial["overrides"] or trial["config"] not in FEATURE_RUNS or not features_path.exists():
+            continue
+        features = srsly.read_json(features_path)
+        runs = [(f"fine-tuned ({name})", trial), (f"frozen features ({FEATURE_RUNS[trial['config']]})", features)]
+        bests = [max(score for _, score in r["dev_curve"]) for _, r in runs]
+        for i, (label, r) in enumerate(runs):
+            to_best = minutes_to(r["dev_curve"], r["train_seconds"], bests[i])
+            to_other = minutes_to(r["dev_curve"], r["train_seconds"], bests[1 - i])
+            lines.append(
+                f"| {trial['config'].split('/')[-1]} | {label} | {100 * bests[i]:.0f} | {to_best:.0f} | "
+                f"{'never' if to_other is None else f'{to_other:.0f}'} |"
+            )
+    return "\n".join(lines) + "\n" if len(lines) > 2 else ""
+
+
 def plot(names: List[str], folder: Path, out: Path) -> bool:
     """Dev macro-F1 by epoch, one line per finished trial (the plots extra);
     False when matplotlib is missing or no trial has finished."""
@@ -146,6 +191,9 @@ def main(
             run(name, spec["trials"][name], spec["defaults"], ROOT / "corpus" / corpus, folder)
             (folder.parent / "transformer_trials.md").write_text(table(names, folder), encoding="utf8")
     text = table(names, folder)
+    against = features_table(names, folder, corpus)
+    if against:
+        text += "\nFine-tuning against frozen features of the same model on the CPU (one thread each, seed 0):\n\n" + against
     if plot(names, folder, folder.parent / "transformer_trials.png"):
         text += f"\n![Dev macro-F1 by epoch](../../metrics/{corpus}/transformer_trials.png)\n"
     (folder.parent / "transformer_trials.md").write_text(text, encoding="utf8")

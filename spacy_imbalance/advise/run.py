@@ -244,10 +244,44 @@ def read_miss_rate(audit: Path) -> Dict[str, Any]:
         summary = json.loads(path.read_text(encoding="utf8"))
     except ValueError as err:
         raise ValueError(f"--audit {audit}: {path} is not valid JSON ({err})") from None
-    total = next((row for row in summary.get("labels", []) if row.get("label") == "total"), None)
+    except OSError as err:
+        # advise turns ValueErrors into its message; an unreadable file is one too
+        raise ValueError(f"--audit {audit}: {path} cannot be read ({err.strerror or err})") from None
+    problem = _audit_summary_problem(summary)
+    if problem is not None:
+        raise ValueError(f"--audit {audit}: {path} is not the summary of spacy-imbalance audit: {problem}")
+    total = next((row for row in summary["labels"] if row.get("label") == "total"), None)
     if total is None or not all(key in total for key in ("rate", "rate_low", "rate_high")):
         raise ValueError(f"--audit {audit}: {path} has no overall (total) miss rate with its interval")
+    for key in ("rate", "rate_low", "rate_high"):
+        if not _is_fraction(total[key]):
+            raise ValueError(f"--audit {audit}: {path}: the total row's {key!r} must be a rate in [0, 1], got {total[key]!r}")
+    if total["rate_low"] > total["rate_high"]:
+        raise ValueError(f"--audit {audit}: {path}: the total row's interval [{total['rate_low']}, {total['rate_high']}] is reversed")
     return {"rate": total["rate"], "interval": [total["rate_low"], total["rate_high"]], "n_docs": summary.get("n_docs")}
+
+
+def _audit_summary_problem(summary: Any) -> Optional[str]:
+    """What in an audit's summary.json has the wrong shape for advise
+    (naming the field), or None: an object whose "labels" is a list of
+    objects, and whose "n_docs", when set, is a count."""
+    if not isinstance(summary, dict):
+        return f"a JSON {type(summary).__name__}, not an object"
+    labels = summary.get("labels")
+    if not isinstance(labels, list):
+        return f"'labels' must be a list of rows, got {labels!r:.60}"
+    row = next((row for row in labels if not isinstance(row, dict)), None)
+    if row is not None:
+        return f"each row of 'labels' must be an object, got {row!r:.60}"
+    n_docs = summary.get("n_docs")
+    if n_docs is not None and (isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 0):
+        return f"'n_docs' must be a count of documents, got {n_docs!r:.60}"
+    return None
+
+
+def _is_fraction(value: Any) -> bool:
+    # a JSON true is a Python bool, an int: no rate
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
 
 
 def stats_rows(stats: CorpusStats, miss_rate: Optional[Dict[str, Any]]) -> List[Tuple[str, str]]:

@@ -1,7 +1,8 @@
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import typer
+from click import ClickException
 from spacy.cli._util import parse_config_overrides
 from wasabi import msg
 
@@ -42,7 +43,7 @@ def audit_cli(
     folds, score the held-out fold, calibrate, and list the unannotated
     spans that are probably entities. Extra options override the config
     (e.g. --training.max_steps 2000), as for spacy train."""
-    overrides: Dict[str, Any] = parse_config_overrides(ctx.args)
+    overrides = _config_overrides(ctx.args)
     if features:
         if config != DEFAULT_CONFIG or vectors is not None:
             fail("--features replaces the default config's embeddings: give it without --config and --vectors")
@@ -100,3 +101,18 @@ def audit_cli(
     print((output / "summary.md").read_text(encoding="utf8"))
     for key, path in paths.items():
         msg.text(f"{key:>16}: {path}")
+
+
+def _config_overrides(args: List[str]) -> Dict[str, Any]:
+    """The extra options as config overrides, as spacy train reads them.
+    spaCy raises the real click's NoSuchOption for an option without a dot
+    (--nothing); typer runs on its own copy of click, which does not catch
+    it, so it would end in a traceback: a message naming the option instead."""
+    try:
+        return parse_config_overrides(list(args))
+    except ClickException as err:
+        # click's "No such option '--nothing'." without its full stop
+        fail(
+            f"{err.format_message().rstrip('.')}: an extra option of audit overrides a config setting "
+            "and names its section with a dot, e.g. --training.max_steps 2000"
+        )

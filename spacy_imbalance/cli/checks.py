@@ -5,7 +5,8 @@
   before any work;
 - ``bounded``: a number is finite and in its range, the range in the message;
 - ``check_spans_key``: a span key names a group that the documents have;
-- ``check_output_folder``: an output folder is a folder or a new path.
+- ``check_output_folder``: an output folder is a folder or a new path;
+- ``load_pipeline_or_fail``: a pipeline that spaCy cannot load, named.
 
 Each exits with a clear message (``fail``) instead of a traceback, so the
 commands call them first and do their work after.
@@ -16,9 +17,11 @@ import stat
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
+from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.util import load_model
 
-from ..corpus.docs_io import output_file_problem  # the rule's one home: the atomic writers apply it too
+from ..corpus.docs_io import output_file_problem, parent_problem  # the rule's one home: the atomic writers apply it too
 from ..corpus.gold_checks import missing_gold
 from ._app import _same_file, fail
 
@@ -94,14 +97,7 @@ def output_folder_problem(path: Path) -> Optional[str]:
         return "is a file: give a folder"
     if mode is not None:
         return "is not a folder (a device, named pipe or socket): give a folder"
-    parent = target.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"cannot be made: {parent} is a file"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot be made: the folder {parent} is not writable"
-    return None
+    return parent_problem(target, "made")
 
 
 def check_output_folder(output: Optional[Path], option: str = "--output") -> None:
@@ -114,3 +110,19 @@ def check_output_folder(output: Optional[Path], option: str = "--output") -> Non
     problem = output_folder_problem(output)
     if problem is not None:
         fail(f"{option} {output} {problem}")
+
+
+# What spaCy raises for a pipeline it cannot load: OSError (no such package or
+# folder, no meta.json or config.cfg), ImportError ([E048] blank:LANG of an
+# unknown language, or a package a factory needs), ValueError (a config that
+# does not validate; catalogue's RegistryError for an unknown factory)
+PIPELINE_LOAD_ERRORS = (ImportError, OSError, ValueError)
+
+
+def load_pipeline_or_fail(model: Union[str, Path], argument: str) -> Language:
+    """The pipeline ``model`` (a package, a folder or blank:LANG); else exit
+    with a message naming ``argument`` (e.g. "MODEL", "--model") and the model."""
+    try:
+        return load_model(model)
+    except PIPELINE_LOAD_ERRORS as err:
+        fail(f"{argument} {str(model)!r} cannot be loaded as a spaCy pipeline: {err}")

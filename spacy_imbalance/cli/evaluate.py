@@ -6,14 +6,13 @@ import srsly
 import typer
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import load_model
 from wasabi import msg
 
 from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts, pipeline_target
 from ..corpus.docs_io import load_docs, write_text_atomic
 from ..scorers.bootstrap import paired_bootstrap
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
-from .checks import bounded, check_output_file, check_spans_key
+from .checks import bounded, check_output_file, check_spans_key, load_pipeline_or_fail
 
 
 def _sha256(path: Path) -> str:
@@ -28,14 +27,12 @@ def _load_gold(data_path: Path) -> List[Doc]:
         fail(str(err))
 
 
-def load_pipeline(model: str, spans_key: Optional[str], gold: List[Doc], data_path: Path) -> Language:
+def load_pipeline(model: str, spans_key: Optional[str], gold: List[Doc], data_path: Path, argument: str = "MODEL") -> Language:
     """Load a pipeline and check that it predicts something to score, and
     that the gold data has what it will be scored on, before any prediction;
-    a clear message naming the pipeline or the data otherwise."""
-    try:
-        nlp = load_model(model)
-    except OSError as err:
-        fail(str(err))
+    a clear message naming the pipeline (``argument``: the command's name for
+    it) or the data otherwise."""
+    nlp = load_pipeline_or_fail(model, argument)
     try:
         target = pipeline_target(nlp, spans_key, name=f"The pipeline {model}")
     except ValueError as err:
@@ -123,7 +120,7 @@ def compare_cli(
     docs = _load_gold(data_path)
     counts = []
     for model in models:
-        nlp = load_pipeline(model, spans_key, docs, data_path)
+        nlp = load_pipeline(model, spans_key, docs, data_path, argument="MODELS")
         try:
             system_counts, _, _ = pipeline_counts(nlp, docs, spans_key=spans_key, batch_size=batch_size)
         except ValueError as err:

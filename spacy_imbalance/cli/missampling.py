@@ -6,7 +6,6 @@ import srsly
 import typer
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import load_model
 from wasabi import msg
 
 from ..spans.missampling import DocsPreparer, MissamplingResult, measure_missampling
@@ -25,7 +24,7 @@ from ..corpus.gold_checks import check_no_empty_spans
 from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
 from ._app import app, fail, use_gpu
-from .checks import bounded, check_output_file, check_spans_key
+from .checks import bounded, check_output_file, check_spans_key, load_pipeline_or_fail
 
 SAMPLERS = ("all", "uniform", "weighted", "top")
 DEFAULT_P = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -170,7 +169,7 @@ def _component(
 ) -> Tuple[SampledSpanCategorizer, Optional[DocsPreparer]]:
     """The component that samples, and what prepares its input docs."""
     if model is not None:
-        nlp = load_model(model)
+        nlp = load_pipeline_or_fail(model, "--model")
         if component not in nlp.pipe_names:
             raise ValueError(f"{model} has no component {component!r} (it has {', '.join(nlp.pipe_names)})")
         pipe = nlp.get_pipe(component)

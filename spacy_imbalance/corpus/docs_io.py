@@ -62,13 +62,19 @@ def output_file_problem(path: Union[str, Path]) -> Optional[str]:
         return "is a folder: give a file path"
     if mode is not None and not stat.S_ISREG(mode):
         return "is not a regular file (a device, named pipe or socket), which a write would replace: give a file path"
+    return parent_problem(target, "written")
+
+
+def parent_problem(target: Path, verb: str) -> Optional[str]:
+    """Why ``target`` cannot be ``verb`` ("written", "made") in its folder:
+    the nearest folder above it that exists is a file, or is not writable."""
     folder = target.parent
     while not folder.exists():
         folder = folder.parent
     if not folder.is_dir():
         return f"cannot be made: {folder} is a file"
     if not os.access(folder, os.W_OK | os.X_OK):
-        return f"cannot be written: the folder {folder} is not writable"
+        return f"cannot be {verb}: the folder {folder} is not writable"
     return None
 
 

@@ -1,5 +1,6 @@
 """Run a pipeline over a gold corpus and report micro, macro and per-type
 scores with bootstrap confidence intervals."""
+import math
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -21,21 +22,42 @@ def pipeline_target(nlp: Language, spans_key: Optional[str] = None, *, name: str
     assigns ``doc.ents`` is scored on ents, and one whose component has a
     ``spans_key`` setting (spancat) on that key. ``name`` starts the message
     of the ValueError raised when there is neither, e.g. "The pipeline PATH".
+    A pipeline without any component that writes entities or spans is refused
+    with or without ``spans_key``: it would score F = 0 by construction.
     """
+    components = ", ".join(nlp.pipe_names) or "none"
     if spans_key:
+        if not any(_writes_entities(nlp, component) for component in nlp.pipe_names):
+            # doc.spans[KEY] of its predictions is empty: F = 0 by construction
+            raise ValueError(
+                f"{name} has no NER component, nothing to score under --spans-key {spans_key!r}: no component "
+                "assigns doc.ents or doc.spans (as ner, spancat and span_ruler do) or has a spans_key; "
+                f"its components: {components}"
+            )
         return spans_key
-    for name in nlp.pipe_names:
-        if "doc.ents" in nlp.get_pipe_meta(name).assigns:
+    for component in nlp.pipe_names:
+        if "doc.ents" in nlp.get_pipe_meta(component).assigns:
             return None
-    for name, pipe in nlp.pipeline:
+    for _, pipe in nlp.pipeline:
         key = getattr(pipe, "cfg", {}).get("spans_key")
         if key:
             return str(key)
     raise ValueError(
         f"{name} has no NER component, nothing to score: no component assigns doc.ents "
-        "(as ner and entity_ruler do) or has a spans_key (as spancat does); its components: "
-        f"{', '.join(nlp.pipe_names) or 'none'}. Pass --spans-key to score doc.spans[KEY]"
+        f"(as ner and entity_ruler do) or has a spans_key (as spancat does); its components: {components}. "
+        "Pass --spans-key to score doc.spans[KEY]"
     )
+
+
+def _writes_entities(nlp: Language, component: str) -> bool:
+    """Whether ``component`` predicts something an evaluation can score:
+    it assigns doc.ents or doc.spans (its factory's ``assigns``), or has a
+    ``spans_key`` setting (a spancat whose factory does not declare it)."""
+    assigns = nlp.get_pipe_meta(component).assigns
+    if any(attr == "doc.ents" or attr.startswith("doc.spans") for attr in assigns):
+        return True
+    cfg = getattr(nlp.get_pipe(component), "cfg", None)
+    return isinstance(cfg, dict) and bool(cfg.get("spans_key"))
 
 
 def spans_allow_overlap(nlp: Language, spans_key: Optional[str]) -> bool:
@@ -164,4 +186,52 @@ def load_report(path: Union[str, Path]) -> Dict[str, Any]:
     for key in ("name", "macro", "micro", "per_type"):
         if key not in data:
             raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` (no {key!r})")
+    problem = report_problem(data)
+    if problem is not None:
+        raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` ({problem})")
     return data
+
+
+def report_problem(report: Dict[str, Any]) -> Optional[str]:
+    """What in a metrics file (a JSON object with its keys) has the wrong
+    shape or type for `summarize`, naming the field; None when nothing does.
+    Scores are fractions: a finite number in [0, 1] (an edited 1e308 would
+    make a table of inf)."""
+    if not isinstance(report["name"], str):
+        return f"'name' must be a string, got {_json_type(report['name'])}"
+    for avg in ("macro", "micro"):
+        problem = _scores_problem(report[avg], avg)
+        if problem is not None:
+            return problem
+    per_type = report["per_type"]
+    if not isinstance(per_type, dict):
+        return f"'per_type' must be an object of labels, got {_json_type(per_type)}"
+    for label, scores in per_type.items():
+        problem = _scores_problem(scores, f"per_type.{label}")
+        if problem is not None:
+            return problem
+    if "size_factor" in report and not (_is_number(report["size_factor"]) and report["size_factor"] > 0):
+        return f"'size_factor' must be a finite number > 0, got {report['size_factor']!r}"
+    return None
+
+
+def _scores_problem(scores: Any, field: str) -> Optional[str]:
+    if not isinstance(scores, dict):
+        return f"{field!r} must be an object with p, r and f, got {_json_type(scores)}"
+    for k in "prf":
+        if k not in scores:
+            return f"{field!r} has no {k!r}"
+        value = scores[k]
+        if not (_is_number(value) and 0.0 <= value <= 1.0):
+            return f"'{field}.{k}' must be a score in [0, 1], got {value!r}"
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    # JSON true/false are Python bools, which are ints: no score
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return f"{names.get(type(value), type(value).__name__)} ({value!r:.40})" if value is not None else "null"

@@ -179,3 +179,36 @@ def test_advise_refuses_an_output_that_is_a_file_and_an_audit_of_another_corpus(
     result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "out"), "--audit", str(audit)])
     assert result.exit_code == 1 and "audited 99 documents" in " ".join(ANSI.sub("", result.output).split())
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "summary,message",
+    [
+        ([1], "is not the summary of spacy-imbalance audit: a JSON list, not an object"),
+        ({"labels": [1, "total"]}, "is not the summary of spacy-imbalance audit: each row of 'labels' must be an object, got 1"),
+        ({"labels": "total"}, "is not the summary of spacy-imbalance audit: 'labels' must be a list of rows, got 'total'"),
+        ({"labels": [{"label": "total", "rate": "high", "rate_low": 0.2, "rate_high": 0.4}]}, "the total row's 'rate' must be a rate in [0, 1], got 'high'"),
+        ({"labels": [{"label": "total", "rate": 0.3, "rate_low": 0.2, "rate_high": 1e308}]}, "the total row's 'rate_high' must be a rate in [0, 1], got 1e+308"),
+        ({"labels": [{"label": "total", "rate": 0.3, "rate_low": 0.4, "rate_high": 0.2}]}, "the total row's interval [0.4, 0.2] is reversed"),
+        ({"n_docs": "7", "labels": []}, "'n_docs' must be a count of documents, got '7'"),
+    ],
+    ids=["list", "rows", "labels-text", "rate-text", "rate-huge", "reversed", "n-docs-text"],
+)
+def test_read_miss_rate_refuses_a_malformed_summary(tmp_path, summary, message):
+    """Found by the property test: advise --audit on such a summary.json died
+    with AttributeError or ValueError tracebacks (read_miss_rate, stats_rows)."""
+    audit = tmp_path / "audit"
+    audit.mkdir()
+    srsly.write_json(audit / "summary.json", summary)
+    with pytest.raises(ValueError) as err:
+        read_miss_rate(audit)
+    assert f"--audit {audit}: {audit / 'summary.json'}" in str(err.value) and message in str(err.value)
+    # advise says so before anything is written
+    write_docbin(_docs(6), tmp_path / "train.spacy")
+    write_docbin(_docs(3), tmp_path / "dev.spacy")
+    out = tmp_path / "out"
+    args = ["advise", str(tmp_path / "train.spacy"), str(tmp_path / "dev.spacy"), "-o", str(out), "--audit", str(audit)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert message in " ".join(ANSI.sub("", result.output).split())
+    assert not out.exists()

@@ -1,53 +1,10 @@
 """The commands given bad input: a clear message naming the file, line or
 setting, exit code 1, and nothing written or destroyed."""
 import importlib.util
-import re
 
 import pytest
-from typer.testing import CliRunner
 
-from spacy_imbalance.cli import app
-from spacy_imbalance.corpus.conll import conll_to_docs
-from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-BOX = re.compile(r"[│╭╮╰╯─]")
-
-# three sentences, two with an entity
-CONLL = "Ann\tB-PER\nsings\tO\n\nBob\tB-PER\nLee\tI-PER\nruns\tO\n\nit\tO\nrains\tO\n"
-
-
-def _plain(output: str) -> str:
-    """CLI output without colours, boxes or line wrapping."""
-    return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())
-
-
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
-
-
-@pytest.fixture
-def conll_path(tmp_path):
-    path = tmp_path / "corpus.conll"
-    path.write_text(CONLL, encoding="utf8")
-    return path
-
-
-@pytest.fixture
-def spacy_path(tmp_path, conll_path):
-    docs, _ = conll_to_docs(conll_path)
-    copy_ents_to_spans(docs, "sc")
-    path = tmp_path / "corpus.spacy"
-    write_docbin(docs, path)
-    return path
-
-
-def _assert_failed(result, *names):
-    """Exit code 1 with a message (not a traceback) that names every name."""
-    assert result.exit_code == 1, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    for name in names:
-        assert str(name) in _plain(result.output)
+from ._cli import CONLL, _assert_failed, _invoke
 
 
 # --- an output that is the input --------------------------------------------

@@ -10,33 +10,12 @@ import shutil
 
 import numpy
 import pytest
-from typer.testing import CliRunner
 
-from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.default_corpus import default_corpus_path
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
 from spacy_imbalance.scorers.counts import MatchCounts
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-BOX = re.compile(r"[│╭╮╰╯─]")
-
-
-def _plain(output: str) -> str:
-    """CLI output without colours, boxes or line wrapping."""
-    return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())
-
-
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
-
-
-def _assert_failed(result, *names):
-    """Exit code 1 with a message (not a traceback) that names every name."""
-    assert result.exit_code == 1, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    for name in names:
-        assert str(name) in _plain(result.output), _plain(result.output)
+from ._cli import _assert_failed, _invoke, _plain
 
 
 def _digest(path):

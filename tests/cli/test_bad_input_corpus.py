@@ -3,22 +3,14 @@ missampling) given bad input, round 2 (issue 31): a clear message naming the
 file, document or option and its range, exit code 1, no traceback, nothing
 written and the input unchanged."""
 import os
-import re
 
 import pytest
 from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
-from typer.testing import CliRunner
 
-from spacy_imbalance.cli import app
-from spacy_imbalance.corpus.conll import conll_to_docs
-from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
+from ._cli import _assert_failed, _invoke, _plain
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-BOX = re.compile(r"[│╭╮╰╯─]")
 
-# three sentences, two with an entity
-CONLL = "Ann\tB-PER\nsings\tO\n\nBob\tB-PER\nLee\tI-PER\nruns\tO\n\nit\tO\nrains\tO\n"
 NO_ENTITY_CONLL = "it\tO\nrains\tO\n\nno\tO\none\tO\nsings\tO\n"
 
 # the settings each transform needs besides INPUT and OUTPUT
@@ -29,39 +21,6 @@ TRANSFORMS = {
     "subsample": ["--n", "1"],
     "augment": [],
 }
-
-
-def _plain(output: str) -> str:
-    """CLI output without colours, boxes or line wrapping."""
-    return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())
-
-
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
-
-
-def _assert_failed(result, *names):
-    """Exit code 1 with a message (not a traceback) that names every name."""
-    assert result.exit_code == 1, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    for name in names:
-        assert str(name) in _plain(result.output), _plain(result.output)
-
-
-@pytest.fixture
-def conll_path(tmp_path):
-    path = tmp_path / "corpus.conll"
-    path.write_text(CONLL, encoding="utf8")
-    return path
-
-
-@pytest.fixture
-def spacy_path(tmp_path, conll_path):
-    docs, _ = conll_to_docs(conll_path)
-    copy_ents_to_spans(docs, "sc")
-    path = tmp_path / "corpus.spacy"
-    write_docbin(docs, path)
-    return path
 
 
 def _write_docs(path, docs):

@@ -15,18 +15,14 @@ from typer.testing import CliRunner
 
 from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.docs_io import write_docbin
+from ._cli import CONLL, _assert_failed, _invoke, _plain
 
-from .test_bad_input import CONLL, _assert_failed, _plain
 
 GOLD = [
     (["Alice", "visited", "Paris", "."], ["B-PER", "O", "B-LOC", "O"]),
     (["Bob", "likes", "Rome"], ["B-PER", "O", "B-LOC"]),
 ]
 RULES = [{"label": "PER", "pattern": "Alice"}, {"label": "LOC", "pattern": "Rome"}]
-
-
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
 
 
 def _gold_docs(spans_key=None):
@@ -42,13 +38,6 @@ def _gold_docs(spans_key=None):
 def data(tmp_path):
     path = tmp_path / "test.spacy"
     write_docbin(_gold_docs(spans_key="sc"), path)
-    return path
-
-
-@pytest.fixture
-def conll_path(tmp_path):
-    path = tmp_path / "corpus.conll"
-    path.write_text(CONLL, encoding="utf8")
     return path
 
 
@@ -347,4 +336,33 @@ def test_bad_input_outputs_convert_refuses_an_empty_split(tmp_path, conll_path, 
     output = tmp_path / "out"
     result = _invoke("convert", conll_path, output, "--split", split)
     _assert_failed(result, "--split is empty")
+    assert not output.exists()
+
+
+# --- found by the property test: a pipeline spaCy cannot load (blank:zz) --------
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "missampling"])
+def test_bad_input_outputs_pipeline_of_an_unknown_language_is_named(conll_path, command):
+    # spaCy raises ImportError [E048] for blank:LANG of an unknown language, not OSError
+    args = {
+        "evaluate": ["evaluate", "blank:zz", conll_path],
+        "compare": ["compare", conll_path, "blank:zz", "blank:zz"],
+        "missampling": ["missampling", conll_path, "--model", "blank:zz", "--seeds", "1"],
+    }[command]
+    argument = {"evaluate": "MODEL", "compare": "MODELS", "missampling": "--model"}[command]
+    before = conll_path.read_bytes()
+    result = _invoke(*args)
+    _assert_failed(result, f"{argument} 'blank:zz' cannot be loaded as a spaCy pipeline", "[E048]")
+    assert conll_path.read_bytes() == before
+
+
+# --- found by the property test: audit with an extra option that is no override --
+
+
+def test_bad_input_outputs_audit_extra_option_without_a_dot_is_named(tmp_path, conll_path):
+    # spaCy raises the real click's NoSuchOption, which typer's own click copy does not catch
+    output = tmp_path / "audit"
+    result = _invoke("audit", conll_path, "-o", output, "--folds", "2", "--nothing")
+    _assert_failed(result, "No such option '--nothing': an extra option of audit overrides a config setting", "--training.max_steps")
     assert not output.exists()

@@ -232,3 +232,20 @@ def test_cli_missing_data_is_a_clear_error(trained_dir, tmp_path):
     result = CliRunner().invoke(app, ["tune-thresholds", str(trained_dir), str(tmp_path / "nope.spacy"), "-o", str(tmp_path / "out")])
     assert result.exit_code == 1
     assert "nope.spacy" in result.output
+
+
+@pytest.mark.parametrize("command", ["calibrate", "tune-thresholds"])
+def test_a_subnormal_step_is_refused_before_the_model_loads(tmp_path, command):
+    """Found by the property test: --step 5e-324 raised OverflowError while
+    default_grid built its message (math.ceil(1 / step) of inf)."""
+    with pytest.raises(ValueError, match=r"got 5e-324 \(over 1e308 thresholds per axis\)"):
+        default_grid(5e-324)
+    with pytest.raises(ValueError, match=r"got 1e-300 \(about 1e\+300 thresholds per axis\)"):
+        default_grid(1e-300)
+    dev = tmp_path / "dev.conll"
+    dev.write_text("Ann\tB-PER\nsings\tO\n", encoding="utf8")
+    # MODEL does not exist: the step is refused before it would be loaded
+    result = CliRunner().invoke(app, [command, str(tmp_path / "no-model"), str(dev), "--in-place", "--step", "5e-324"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    output = " ".join(result.output.split())
+    assert "--step must be in [0.005, 0.5], at most 199 thresholds per axis, got 5e-324" in output and "no-model" not in output

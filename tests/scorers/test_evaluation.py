@@ -227,3 +227,64 @@ def test_evaluation_spancat_allow_overlap_read_from_component():
     nlp.add_pipe("spancat_singlelabel", config={"spans_key": "sc", "allow_overlap": False})
     assert spans_allow_overlap(nlp, "sc") is False
     assert spans_allow_overlap(nlp, "other") is True
+
+
+def _scores(value):
+    return {"p": value, "r": value, "f": value}
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"macro": "high"}, "'macro' must be an object with p, r and f, got a string ('high')"),
+        ({"macro": _scores("high")}, "'macro.p' must be a score in [0, 1], got 'high'"),
+        ({"micro": {"p": 0.5}}, "'micro' has no 'r'"),
+        ({"per_type": ["PER"]}, "'per_type' must be an object of labels, got a list (['PER'])"),
+        ({"per_type": {"PER": 0.5}}, "'per_type.PER' must be an object with p, r and f, got a number (0.5)"),
+        ({"name": ["x"]}, "'name' must be a string, got a list (['x'])"),
+        ({"macro": _scores(1e308)}, "'macro.p' must be a score in [0, 1], got 1e+308"),
+        ({"micro": _scores(True)}, "'micro.p' must be a score in [0, 1], got True"),
+        ({"size_factor": "big"}, "'size_factor' must be a finite number > 0, got 'big'"),
+    ],
+    ids=["macro-text", "score-text", "no-r", "per-type-list", "per-type-number", "name-list", "huge", "bool", "size-factor"],
+)
+def test_summarize_cli_malformed_metrics_file_names_the_field(tmp_path, data, change, message):
+    """Found by the property test: load_report checked only that the keys
+    exist, and summarize died with TypeError/KeyError/AttributeError, or
+    printed a table of inf for a score of 1e308."""
+    good = tmp_path / "a.json"
+    assert runner.invoke(app, ["evaluate", ruler_pipeline(tmp_path, "a", RULES_A), str(data), "-o", str(good)]).exit_code == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**json.loads(good.read_text()), "name": "other", **change}))
+    result = runner.invoke(app, ["summarize", str(good), str(bad)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert f"{bad}: not a metrics file of `spacy-imbalance evaluate` ({message})" in " ".join(result.output.split())
+    # the file as evaluate wrote it still summarizes
+    assert runner.invoke(app, ["summarize", str(good)]).exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_evaluation_cli_spans_key_needs_a_component_that_writes_spans(tmp_path, command):
+    """Found by the property test: with --spans-key a pipeline without any
+    component passed, and scored F = 0 by construction with exit 0."""
+    nlp = spacy.blank("en")
+    docs = [Doc(nlp.vocab, words=words, ents=tags) for words, tags in GOLD]
+    for doc in docs:
+        doc.spans["sc"] = list(doc.ents)
+    data = tmp_path / "spans.spacy"
+    write_docbin(docs, data)
+    args = ["evaluate", "blank:en", str(data)] if command == "evaluate" else ["compare", str(data), "blank:en", "blank:en"]
+    result = runner.invoke(app, [*args, "--spans-key", "sc", "--n-bootstrap", "5"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert (
+        "The pipeline blank:en has no NER component, nothing to score under --spans-key 'sc': no component assigns "
+        "doc.ents or doc.spans" in " ".join(result.output.split())
+    )
+    with pytest.raises(ValueError, match="its components: tok2vec"):
+        tok2vec = spacy.blank("en")
+        tok2vec.add_pipe("tok2vec")
+        pipeline_target(tok2vec, "sc")
+    # a component that writes spans without a spans_key setting is scored under --spans-key
+    span_ruler = spacy.blank("en")
+    span_ruler.add_pipe("span_ruler", config={"spans_key": "sc"})
+    assert pipeline_target(span_ruler, "sc") == "sc"

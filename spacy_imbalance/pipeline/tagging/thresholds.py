@@ -47,12 +47,23 @@ def default_grid(step: float = 0.05, *, setting: str = "the grid step") -> List[
     """step, 2 step, ... below 1. ``setting`` names the step in the error."""
     # `not (...)` also rejects NaN
     if not (MIN_STEP <= step <= MAX_STEP):
-        size = f" ({math.ceil(1.0 / step) - 1} thresholds per axis)" if 0 < step < MIN_STEP else ""
+        size = f" ({_grid_size(step)} thresholds per axis)" if 0 < step < MIN_STEP else ""
         raise ValueError(
             f"{setting} must be in [{MIN_STEP}, {MAX_STEP}], at most {math.ceil(1.0 / MIN_STEP) - 1} thresholds "
             f"per axis, got {step}{size}"
         )
     return [round(float(x), 6) for x in numpy.arange(step, 1.0 - 1e-9, step)]
+
+
+def _grid_size(step: float) -> str:
+    """The thresholds per axis a step in (0, MIN_STEP) would give, as text:
+    1 / step overflows to inf for a subnormal step (5e-324), and math.ceil(inf)
+    raises OverflowError, so such a size is said, not computed."""
+    per_axis = 1.0 / step
+    if not math.isfinite(per_axis):
+        return "over 1e308"
+    # exact while it is readable; 1e-308 would give a 309-digit count
+    return f"{math.ceil(per_axis) - 1}" if per_axis < 1e9 else f"about {per_axis:.3g}"
 
 
 def check_gold(gold_docs: Sequence[Doc], source: str = "the dev docs") -> None:
