@@ -8,12 +8,15 @@ zeros here; that is how issue 30 found the collapse.
 
 A config named REV:NAME is read from git revision REV (the configs as they
 were before a change), NAME from configs/. Writes the JSON and a table beside it (.md).
+--only measures just the configs it names (comma-separated; the others keep
+their values from the JSON already there, or show as not measured): a quick
+pass of the project's workflows names none.
 """
 import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import srsly
 import typer
@@ -60,7 +63,8 @@ def table(report: dict) -> str:
         "| --- | " + " | ".join("--:" for _ in range(n)) + " |",
     ]
     for config, values in report["configs"].items():
-        lines.append(f"| {config} | " + " | ".join(f"{v:.3g}" for v in values) + " |")
+        cells = [f"{v:.3g}" for v in values] if values is not None else ["not measured yet"] + [""] * (n - 1)
+        lines.append(f"| {config} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -71,6 +75,7 @@ def main(
     n_updates: int = typer.Option(3, "--updates"),
     seed: int = typer.Option(0, "--seed"),
     output: Path = typer.Option(..., "-o", "--output"),
+    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated configs to measure; the others keep their earlier values"),
 ) -> None:
     import torch
 
@@ -83,11 +88,17 @@ def main(
         "provenance": run_provenance(-1, ROOT),
         "configs": {},
     }
+    chosen = set(configs) if only is None else {name.strip() for name in only.split(",") if name.strip()}
+    earlier = srsly.read_json(output)["configs"] if output.exists() else {}
     tmp = tempfile.mkdtemp()
     for config in configs:
+        if config not in chosen:
+            report["configs"][config] = earlier.get(config)
+            continue
         start = time.time()
         report["configs"][config] = probe(config_file(config, Path(tmp)), train, n_sentences, n_updates, seed)
         print(f"{config}: {['%.3g' % x for x in report['configs'][config]]} ({time.time() - start:.0f} s)", flush=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, report)
     output.with_suffix(".md").write_text(table(report), encoding="utf8")
 
