@@ -13,6 +13,16 @@ BOX = re.compile(r"[│╭╮╰╯─]")
 CONLL = "Ann\tB-PER\nsings\tO\n\nBob\tB-PER\nLee\tI-PER\nruns\tO\n\nit\tO\nrains\tO\n"
 
 
+# the settings each transform needs besides INPUT and OUTPUT
+TRANSFORMS = {
+    "mask": ["--p", "0.5"],
+    "resample": [],
+    "undersample": [],
+    "subsample": ["--n", "1"],
+    "augment": [],
+}
+
+
 def _plain(output: str) -> str:
     """CLI output without colours, boxes or line wrapping."""
     return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())

@@ -4,19 +4,10 @@ import importlib.util
 
 import pytest
 
-from ._cli import CONLL, _assert_failed, _invoke
+from ._cli import CONLL, TRANSFORMS, _assert_failed, _invoke
 
 
 # --- an output that is the input --------------------------------------------
-
-# the settings each command needs besides INPUT and OUTPUT
-TRANSFORMS = {
-    "mask": ["--p", "0.5"],
-    "resample": [],
-    "undersample": [],
-    "subsample": ["--n", "1"],
-    "augment": [],
-}
 
 
 def _same_file(path, how):

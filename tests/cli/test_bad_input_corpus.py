@@ -8,19 +8,10 @@ import pytest
 from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
-from ._cli import _assert_failed, _invoke, _plain
+from ._cli import TRANSFORMS, _assert_failed, _invoke, _plain
 
 
 NO_ENTITY_CONLL = "it\tO\nrains\tO\n\nno\tO\none\tO\nsings\tO\n"
-
-# the settings each transform needs besides INPUT and OUTPUT
-TRANSFORMS = {
-    "mask": ["--p", "0.5"],
-    "resample": [],
-    "undersample": [],
-    "subsample": ["--n", "1"],
-    "augment": [],
-}
 
 
 def _write_docs(path, docs):
