@@ -1,0 +1,93 @@
+"""``spacy-imbalance.SplitRateAdam.v1``: Adam with one learning rate for a
+fine-tuned encoder's parameters and another for everything else.
+
+A transformer is fine-tuned at about 5e-5, but a head trained at that rate
+grows so slowly that it learns the majority class ("no entity") long before it
+passes the encoder a useful gradient: the fine-tuned configs predicted nothing
+after 400 steps. spaCy calls one optimizer for every parameter, keyed by
+``(node id, parameter name)``; the parameters of a PyTorch model (the
+transformer, through thinc's ``PyTorchShim``) are named by torch's dotted
+paths (``encoder.layer.0.attention.self.query.weight``), thinc's own by
+plain names (``W``, ``b``, ``E``). So the key says which rate a parameter
+takes, with no need to know the pipeline.
+"""
+from typing import Tuple, Union
+
+from thinc.api import Optimizer
+from thinc.optimizers import ADAM_DEFAULTS, FloatOrSeq
+from thinc.types import FloatsXd
+from spacy.util import registry
+
+KeyT = Tuple[int, str]
+
+
+def is_torch_param(key: KeyT) -> bool:
+    """Whether the optimizer key names a PyTorch module's parameter (a dotted
+    torch path) rather than a thinc layer's (``W``, ``b``, ...)."""
+    return isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str) and "." in key[1]
+
+
+class SplitRateOptimizer(Optimizer):
+    """thinc's Adam, with ``encoder_learn_rate`` (a rate or a schedule,
+    stepped with the others) in place of ``learn_rate`` for PyTorch
+    parameters. Weight decay and gradient clipping are shared."""
+
+    __slots__ = ["encoder_learn_rate"]
+
+    def __init__(self, learn_rate: FloatOrSeq, *, encoder_learn_rate: FloatOrSeq, **kwargs) -> None:
+        super().__init__(learn_rate, **kwargs)
+        self._set_attr_or_schedule("encoder_learn_rate", encoder_learn_rate)
+
+    def __call__(self, key: KeyT, weights: FloatsXd, gradient: FloatsXd, *, lr_scale: float = 1.0):
+        if not is_torch_param(key):
+            return super().__call__(key, weights, gradient, lr_scale=lr_scale)
+        # the rate is read inside Adam's step and weight decay; swapping it for
+        # the call (rather than an lr_scale ratio) works when the heads' rate is 0
+        head_rate = self.learn_rate
+        self.learn_rate = self.encoder_learn_rate
+        try:
+            return super().__call__(key, weights, gradient, lr_scale=lr_scale)
+        finally:
+            self.learn_rate = head_rate
+
+
+def _check_rate(setting: str, value: Union[FloatOrSeq, None]) -> None:
+    # schedules are generators, checked by thinc when first read
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not (0.0 <= float(value) < float("inf")):
+            raise ValueError(f"SplitRateAdam.v1: {setting} must be a finite rate >= 0, got {value!r}")
+
+
+@registry.optimizers("spacy-imbalance.SplitRateAdam.v1")
+def create_split_rate_adam_v1(
+    learn_rate: FloatOrSeq = ADAM_DEFAULTS["learn_rate"],
+    encoder_learn_rate: FloatOrSeq = 5e-5,
+    *,
+    L2: FloatOrSeq = ADAM_DEFAULTS["L2"],
+    beta1: FloatOrSeq = ADAM_DEFAULTS["beta1"],
+    beta2: FloatOrSeq = ADAM_DEFAULTS["beta2"],
+    eps: FloatOrSeq = ADAM_DEFAULTS["eps"],
+    grad_clip: FloatOrSeq = ADAM_DEFAULTS["grad_clip"],
+    L2_is_weight_decay: bool = True,
+    use_averages: bool = False,
+) -> SplitRateOptimizer:
+    """``learn_rate`` is the heads' rate (thinc's Adam default, 0.001, the
+    rate spaCy's CNN configs train the same heads at); ``encoder_learn_rate``
+    the fine-tuned encoder's (5e-5, spaCy's transformer quickstart). Either
+    may be a schedule (e.g. ``warmup_linear.v1``). Parameter averaging is off
+    by default, as in spaCy's transformer configs: averages of a 22M-parameter
+    encoder cost memory and the first epochs' weights drag them."""
+    _check_rate("learn_rate", learn_rate)
+    _check_rate("encoder_learn_rate", encoder_learn_rate)
+    return SplitRateOptimizer(
+        learn_rate,
+        encoder_learn_rate=encoder_learn_rate,
+        L2=L2,
+        beta1=beta1,
+        beta2=beta2,
+        eps=eps,
+        grad_clip=grad_clip,
+        L2_is_weight_decay=L2_is_weight_decay,
+        use_averages=use_averages,
+        use_radam=False,
+    )
