@@ -81,6 +81,17 @@ def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path,
     return report
 
 
+def _setting_name(key: str) -> str:
+    # encoder_learn_rate.initial_rate reads better as encoder_learn_rate
+    parts = key.split(".")
+    return parts[-2] if parts[-1] == "initial_rate" else parts[-1]
+
+
+def _value(value: Any) -> str:
+    # YAML's 3.0e-4 arrives as 0.00030000000000000003
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def table(names: List[str], folder: Path) -> str:
     lines = [
         "| trial | config | settings | epochs | dev macro-F1 | dev micro-F1 | best epoch | dev macro-F1 per epoch | minutes |",
@@ -95,7 +106,7 @@ def table(names: List[str], folder: Path) -> str:
         # spaCy evaluates once before the first update (step 0): not an epoch
         curve = [(step // r["steps_per_epoch"], score) for step, score in r.get("dev_curve") or [] if step > 0]
         best = max(curve, key=lambda point: point[1])[0] if curve else ""
-        settings = ", ".join(f"{k.split('.')[-2] if k.endswith('initial_rate') else k.split('.')[-1]} = {v}" for k, v in r["overrides"].items()) or "the recipe"
+        settings = ", ".join(f"{_setting_name(k)} = {_value(v)}" for k, v in r["overrides"].items()) or "the recipe"
         lines.append(
             f"| {name} | {r['config']} | {settings} | {r['epochs']} | {100 * r['macro']['f']:.1f} | {100 * r['micro']['f']:.1f} "
             f"| {best} | {' '.join(f'{100 * score:.0f}' for _, score in curve)} | {r['train_seconds'] / 60:.0f} |"
