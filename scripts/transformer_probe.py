@@ -4,10 +4,10 @@ the squared gradient that reaches the ``transformer`` component (its entry in
 A head that passes nothing (a zero output layer at the encoder's rate) shows
 zeros here; that is how issue 30 found the collapse.
 
-    python scripts/transformer_probe.py --config transformer/ner --config d375ad5:transformer/ner ... -o metrics/wnut17/transformer_probe.json
+    python scripts/transformer_probe.py --config transformer/ner ... --before d375ad5 -o metrics/wnut17/transformer_probe.json
 
-A config named REV:NAME is read from git revision REV (the configs as they
-were before a change), NAME from configs/. Writes the JSON and a table beside it (.md).
+With --before REV each config is also measured as it was at git revision REV
+(before a change), listed as REV:NAME. Writes the JSON and a table beside it (.md).
 --only measures just the configs it names (comma-separated; the others keep
 their values from the JSON already there, or show as not measured): a quick
 pass of the project's workflows names none.
@@ -76,6 +76,7 @@ def main(
     seed: int = typer.Option(0, "--seed"),
     output: Path = typer.Option(..., "-o", "--output"),
     only: Optional[str] = typer.Option(None, "--only", help="Comma-separated configs to measure; the others keep their earlier values"),
+    before: Optional[str] = typer.Option(None, "--before", help="A git revision: each config is also measured as it was there (REV:NAME)"),
 ) -> None:
     import torch
 
@@ -88,6 +89,7 @@ def main(
         "provenance": run_provenance(-1, ROOT),
         "configs": {},
     }
+    configs = [name for config in configs for name in ([f"{before}:{config}"] if before else []) + [config]]
     chosen = set(configs) if only is None else {name.strip() for name in only.split(",") if name.strip()}
     earlier = srsly.read_json(output)["configs"] if output.exists() else {}
     tmp = tempfile.mkdtemp()
