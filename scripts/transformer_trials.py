@@ -92,17 +92,22 @@ def _value(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def reports(names: List[str], folder: Path):
+    """(name, report) of each trial in order; report None for one not run yet."""
+    for name in names:
+        path = folder / f"{name}.json"
+        yield name, srsly.read_json(path) if path.exists() else None
+
+
 def table(names: List[str], folder: Path) -> str:
     lines = [
         "| trial | config | settings | epochs | dev macro-F1 | dev micro-F1 | best epoch | dev macro-F1 per epoch | minutes |",
         "| --- | --- | --- | --: | --: | --: | --: | --- | --: |",
     ]
-    for name in names:
-        path = folder / f"{name}.json"
-        if not path.exists():
+    for name, r in reports(names, folder):
+        if r is None:
             lines.append(f"| {name} | | not run yet | | | | | | |")
             continue
-        r = srsly.read_json(path)
         # spaCy evaluates once before the first update (step 0): not an epoch
         curve = [(step // r["steps_per_epoch"], score) for step, score in r.get("dev_curve") or [] if step > 0]
         best = max(curve, key=lambda point: point[1])[0] if curve else ""
@@ -138,11 +143,9 @@ def features_table(names: List[str], folder: Path, corpus: str) -> str:
         "| system | encoder | best dev macro-F1 | minutes to it | minutes to the other's best |",
         "| --- | --- | --: | --: | --: |",
     ]
-    for name in names:
-        path = folder / f"{name}.json"
-        if not path.exists():
+    for name, trial in reports(names, folder):
+        if trial is None:
             continue
-        trial = srsly.read_json(path)
         features_path = ROOT / "metrics" / corpus / f"{FEATURE_RUNS.get(trial['config'], '')}.json"
         if trial["overrides"] or trial["config"] not in FEATURE_RUNS or not features_path.exists():
             continue
