@@ -46,6 +46,28 @@ def written_config(name: str, options: Dict[str, Any]) -> Path:
     return out
 
 
+def config_at(name: str, config: str, revision: str) -> Path:
+    """configs/<config>.cfg as committed at git ``revision``, in training/: a
+    trial that ran before the shipped recipe changed keeps its config."""
+    import subprocess
+
+    text = subprocess.run(
+        ["git", "show", f"{revision}:configs/{config}.cfg"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    out = ROOT / "training" / "transformer_trials" / f"{name}.cfg"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf8")
+    return out
+
+
+def trial_config(name: str, spec: Dict[str, Any]) -> Path:
+    if "init_config" in spec:
+        return written_config(name, spec["init_config"])
+    if "revision" in spec:
+        return config_at(name, spec["config"], str(spec["revision"]))
+    return ROOT / "configs" / f"{spec['config']}.cfg"
+
+
 def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path, folder: Path) -> Dict[str, Any]:
     from spacy_imbalance.init_config import config_fingerprint
     from spacy_imbalance.sweeps import Trial, run_provenance, run_trial
@@ -53,7 +75,7 @@ def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path,
     epochs = int(spec.get("epochs", defaults["epochs"]))
     seed = int(spec.get("seed", defaults["seed"]))
     overrides = {key: value for key, value in (spec.get("set") or {}).items()}
-    config = written_config(name, spec["init_config"]) if "init_config" in spec else ROOT / "configs" / f"{spec['config']}.cfg"
+    config = trial_config(name, spec)
     sha = config_fingerprint(config.read_text(encoding="utf8"))
     metrics = folder / f"{name}.json"
     if metrics.exists():
@@ -73,7 +95,7 @@ def run(name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path,
     print(f"{name}: {epochs} epochs of {per_epoch} steps ({max_steps} steps) ...", flush=True)
     report = run_trial(trial)
     report.update(
-        {"trial": name, "config": spec.get("config") or f"init-config {' '.join(f'--{k} {v}' for k, v in spec['init_config'].items())}", "config_sha256": sha, "overrides": overrides,
+        {"trial": name, "config": spec.get("config") or f"init-config {' '.join(f'--{k} {v}' for k, v in spec['init_config'].items())}", "revision": spec.get("revision"), "config_sha256": sha, "overrides": overrides,
          "epochs": epochs, "steps_per_epoch": per_epoch, "seed": seed, "scored_on": "dev", "provenance": run_provenance(-1, ROOT)}
     )
     srsly.write_json(metrics, report, indent=0)
@@ -112,8 +134,9 @@ def table(names: List[str], folder: Path) -> str:
         curve = [(step // r["steps_per_epoch"], score) for step, score in r.get("dev_curve") or [] if step > 0]
         best = max(curve, key=lambda point: point[1])[0] if curve else ""
         settings = ", ".join(f"{_setting_name(k)} = {_value(v)}" for k, v in r["overrides"].items()) or "the recipe"
+        config = f"{r['config']} at {r['revision']}" if r.get("revision") else r["config"]
         lines.append(
-            f"| {name} | {r['config']} | {settings} | {r['epochs']} | {100 * r['macro']['f']:.1f} | {100 * r['micro']['f']:.1f} "
+            f"| {name} | {config} | {settings} | {r['epochs']} | {100 * r['macro']['f']:.1f} | {100 * r['micro']['f']:.1f} "
             f"| {best} | {' '.join(f'{100 * score:.0f}' for _, score in curve)} | {r['train_seconds'] / 60:.0f} |"
         )
     return "\n".join(lines) + "\n"

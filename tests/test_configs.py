@@ -279,6 +279,9 @@ def assert_fine_tuned_variant(base, config):
     assert encoder_rate["total_steps"] == "${training.max_steps}"
     assert config["training"].pop("batcher")["@batchers"] == "spacy.batch_by_padded.v1"
     base["training"].pop("batcher")
+    # the recipe's own budget, over which the encoder's schedule runs
+    for key in ("max_steps", "eval_frequency"):
+        assert config["training"].pop(key) < base["training"].pop(key)
     assert config == base
 
 
