@@ -1,8 +1,5 @@
-"""The repository's shape: role folders without loose modules, tests that
-mirror the package, and benchmark write-ups that match metrics/."""
-import subprocess
-import sys
-from pathlib import Path
+"""The repository's shape: role folders without loose modules and tests that
+mirror the package (the generated docs: tests/test_docs.py)."""
 
 from .conftest import ROOT
 
@@ -33,32 +30,3 @@ def test_tests_mirror_the_package():
     for folder in PACKAGE.iterdir():
         if folder.is_dir() and folder.name != "__pycache__" and any(folder.glob("*.py")):
             assert list((tests / folder.name).rglob("test_*.py")), f"spacy_imbalance/{folder.name} has no tests in tests/{folder.name}"
-
-
-def test_benchmark_write_ups_match_metrics():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "write_docs.py"), "--check"], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-
-
-def test_write_docs_names_a_missing_include(tmp_path):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import write_docs
-    finally:
-        sys.path.pop(0)
-    source = tmp_path / "docs" / "benchmarks" / "src" / "study.md"
-    source.parent.mkdir(parents=True)
-    (tmp_path / "metrics").mkdir()
-    (tmp_path / "metrics" / "table.md").write_text("| a |\n| --- |\n| 1 |\n")
-    source.write_text("# Study\n\nprose\n\n<!-- include: metrics/table.md -->\n")
-    pages = write_docs.render_all(tmp_path)
-    text = pages[tmp_path / "docs" / "benchmarks" / "study.md"]
-    assert "prose\n\n| a |\n| --- |\n| 1 |\n" in text
-    assert "include:" not in text
-    source.write_text("# Study\n\n<!-- include: metrics/missing.md -->\n")
-    try:
-        write_docs.render_all(tmp_path)
-    except FileNotFoundError as err:
-        assert "study.md:3" in str(err) and "metrics/missing.md" in str(err)
-    else:
-        raise AssertionError("a missing include must be an error")
