@@ -52,7 +52,173 @@ def compute(root: Path = ROOT) -> Dict[str, Dict[str, Any]]:
     return out
 
 
-# --- facts ----------------------------------------------------------------
+
+# --- helpers ----------------------------------------------------------------
+
+
+def flip(ci: Dict[str, float]) -> Dict[str, float]:
+    """A paired difference read the other way round (B over A from A over B)."""
+    return {"delta": -ci["delta"], "low": -ci["high"], "high": -ci["low"]}
+
+
+def span(values: Dict[str, float]) -> Dict[str, Any]:
+    """The smallest and largest of named values, with their names."""
+    low, high = min(values, key=values.get), max(values, key=values.get)
+    return {"min": values[low], "max": values[high], "min_of": low, "max_of": high}
+
+
+def seeds(pattern: str, n: int = 3) -> Tuple[str, ...]:
+    return tuple(pattern.format(seed=seed) for seed in range(n))
+
+
+# --- pretrained encoders, WNUT-2017 (docs/benchmarks/pretrained.md) --------
+
+HV17, HF17 = "metrics/wnut17/headline_vectors.json", "metrics/wnut17/headline_features.json"
+
+
+@fact("features_gain", HV17, HF17)
+def features_gain(vectors, features):
+    """Macro-F1 of each system with frozen features minus with vectors (means over seeds, fractions): the smallest and largest gain."""
+    gains = {name: mean(run["macro_f"]) - mean(vectors["systems"][name]["macro_f"]) for name, run in features["systems"].items() if name in vectors["systems"]}
+    return span(gains)
+
+
+@fact("best_micro_features", HF17)
+def best_micro_features(features):
+    """The highest mean micro-F1 of the frozen-features headline and its system."""
+    micro = {name: mean(run["micro_f"]) for name, run in features["systems"].items()}
+    return span(micro)
+
+
+# --- losses on three training sets (docs/benchmarks/losses.md) -------------
+
+LOSSES = ("metrics/wnut16/losses-paired.json", "metrics/wnut17/losses-paired.json", "metrics/wnut17-200/losses-paired.json")
+
+
+@fact("mom_v1_vs_ce", *LOSSES)
+def mom_v1_vs_ce(*paired):
+    """MoMLoss.v1 (λ = 0.2) over cross entropy in token_ner, Δ macro-F1 on WNUT-2016, WNUT-2017 and its 200-sentence subset: the range."""
+    return span({name: p["systems"]["token_ner_mom"]["macro_f"]["delta"] for name, p in zip(("wnut16", "wnut17", "wnut17-200"), paired)})
+
+
+# --- masking study, CNN (docs/benchmarks/negative_sampling.md) -------------
+
+MASKING16, MASKING17 = "metrics/wnut16/masking-paired.json", "metrics/wnut17/masking-paired.json"
+RATES = (0, 30, 50, 70, 90)
+
+
+@fact("weighted_v1_vs_uniform", MASKING16, MASKING17)
+def weighted_v1_vs_uniform(wnut16, wnut17):
+    """weighted_negatives.v1 over uniform negatives, Δ macro-F1 at each masking rate p: the range per corpus."""
+    return {
+        corpus: span({f"m{p}": paired["sampled_spancat_uniform"][f"sampled_spancat_weighted-m{p}"]["macro_f"]["delta"] for p in RATES})
+        for corpus, paired in (("wnut16", wnut16), ("wnut17", wnut17))
+    }
+
+
+MISSAMPLED = {(c, s, p): seeds(f"metrics/{c}/sampled_spancat_{s}-m{p}-s{{seed}}.json") for c in ("wnut16", "wnut17") for s in ("top", "uniform") for p in RATES[1:]}
+
+
+@fact("topneg_missampling", *(path for paths in MISSAMPLED.values() for path in paths))
+def topneg_missampling(*runs):
+    """Missampling rate during training (the share of drawn negatives that are masked entities, mean over seeds) of Top-Neg (v1) and of uniform sampling at p = 0.3-0.9 on both corpora: their ranges, and the range of Top-Neg's rate over uniform's."""
+    rate = {key: mean(run["missampling_rate"] for run in runs[3 * i : 3 * i + 3]) for i, key in enumerate(MISSAMPLED)}
+    top = {f"{c}-m{p}": r for (c, s, p), r in rate.items() if s == "top"}
+    uniform = {f"{c}-m{p}": r for (c, s, p), r in rate.items() if s == "uniform"}
+    return {"top": span(top), "uniform": span(uniform), "ratio": span({k: top[k] / uniform[k] for k in top})}
+
+
+# --- two_task_ner out of the box (docs/benchmarks/fidelity.md) ------------
+
+TWO_TASK = ("metrics/wnut16/two_task_fitted.json", "metrics/wnut16/summary.json", "metrics/wnut17/two_task_fitted.json", "metrics/wnut17/summary.json")
+
+
+@fact("two_task_micro_vs_ner", *TWO_TASK)
+def two_task_micro_vs_ner(fitted16, summary16, fitted17, summary17):
+    """Mean micro-F1 of two_task_ner (AUC-2T, type head, fitted thresholds: the default) over spaCy ner's, per corpus: the range."""
+    return span({c: f["two_task_auc_type_head-fitted"]["micro_f"]["mean"] / s["ner"]["micro_f"]["mean"] for c, f, s in (("wnut16", fitted16, summary16), ("wnut17", fitted17, summary17))})
+
+
+# --- distant supervision (docs/benchmarks/fidelity.md) ---------------------
+
+
+@fact("distant_uniform_over_ner", "metrics/wnut16/distant-paired.json")
+def distant_uniform_over_ner(paired):
+    """sampled_spancat (uniform) over spaCy ner on dictionary-matched labels, Δ macro-F1 (the file pairs ner against uniform)."""
+    return flip(paired["sampled_spancat_uniform"]["ner-ds50"]["macro_f"])
+
+
+# --- scoring: how wide one run's interval is (README, docs/cli.md) --------
+
+SINGLE_RUNS = {c: tuple(f"metrics/{c}/{run}-s{seed}.json" for run in ("ner", "spancat", "sampled_spancat_uniform-m0") for seed in range(3)) for c in ("wnut16", "wnut17")}
+
+
+@fact("single_run_macro_ci_width", *SINGLE_RUNS["wnut16"], *SINGLE_RUNS["wnut17"])
+def single_run_macro_ci_width(*runs):
+    """Width of one run's 95 % bootstrap interval of test macro-F1 (spaCy ner, spaCy spancat, sampled_spancat uniform; seeds 0-2), per corpus: the range."""
+    n = len(SINGLE_RUNS["wnut16"])
+    width = lambda run: run["ci"]["macro_f"][1] - run["ci"]["macro_f"][0]  # noqa: E731
+    return {
+        "wnut16": span({f"{i}": width(run) for i, run in enumerate(runs[:n])}),
+        "wnut17": span({f"{i}": width(run) for i, run in enumerate(runs[n:])}),
+    }
+
+
+# --- advise (docs/benchmarks/advise.md) ------------------------------------
+
+ADVISE = {f"{c}-m{p}": f"metrics/{c}/advise_m{p}.json" for c in ("wnut16", "wnut17") for p in (0, 50)}
+
+
+@fact("advise_minutes", *ADVISE.values())
+def advise_minutes(*runs):
+    """Wall-clock minutes of each advise run (advise_seconds / 60)."""
+    return {name: run["advise_seconds"] / 60 for name, run in zip(ADVISE, runs)}
+
+
+# --- GPU check (docs/benchmarks/gpu.md) ------------------------------------
+
+
+@fact("gpu_check", "metrics/wnut17/gpu/gpu_check_cnn_200_steps.json")
+def gpu_check(check):
+    """How many CNN configs trained and evaluated with --gpu-id 0, and how many failed."""
+    return {"runs": len(check["runs"]), "failed": len(check["failed"])}
+
+
+
+GPU_SPEED = ("metrics/wnut17/gpu/speed_gpu_cnn.json", "metrics/wnut17/gpu/speed_cpu_cnn.json", "metrics/wnut17/gpu/speed_gpu_transformer.json", "metrics/wnut17/gpu/speed_cpu_transformer.json")
+
+
+@fact("gpu_speedup", *GPU_SPEED)
+def gpu_speedup(gpu_cnn, cpu_cnn, gpu_transformer, cpu_transformer):
+    """Training and inference words/s on the H100 over 14 CPU cores of the same machine, per config."""
+    out = {}
+    for gpu, cpu in ((gpu_cnn, cpu_cnn), (gpu_transformer, cpu_transformer)):
+        for config, run in gpu["results"].items():
+            other = cpu["results"][config]
+            out[config.replace("/", "_")] = {"train": run["train_wps"] / other["train_wps"], "infer": run["infer_wps"] / other["infer_wps"]}
+    return out
+
+
+# --- audit validation, WNUT-2016 (docs/benchmarks/audit.md) ---------------
+
+AUDIT_FEATURES = {p: seeds(f"metrics/wnut16/audit-features/p{p}-s{{seed}}.json") for p in (10, 30, 50)}
+
+
+@fact("audit_features", *(path for paths in AUDIT_FEATURES.values() for path in paths))
+def audit_features(*runs):
+    """Per masking rate p, each seed's value (a list over seeds 0-2) of: the audit's and cleanlab's precision at k (k = the number removed), the estimated and the realised miss rate, the share of lost macro-F1 recovered by restoring the suspects, and the masking cost (mean full minus mean masked macro-F1)."""
+    out = {}
+    for i, p in enumerate(AUDIT_FEATURES):
+        group = runs[3 * i : 3 * i + 3]
+        out[f"p{p}"] = {
+            "audit_p_at_k": [r["audit"]["at_k"]["exact"]["p"] for r in group],
+            "cleanlab_p_at_k": [r["cleanlab"]["at_k"]["exact"]["p"] for r in group],
+            "estimate": [r["estimate"]["total"]["estimate"] for r in group],
+            "true": [r["estimate"]["total"]["true"] for r in group],
+            "recovered_share": [r["restoring"]["recovered_share"] for r in group],
+            "masking_cost": mean(r["restoring"]["macro_f"]["full"] for r in group) - mean(r["restoring"]["macro_f"]["masked"] for r in group),
+        }
+    return out
 
 
 if __name__ == "__main__":

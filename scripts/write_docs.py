@@ -24,7 +24,8 @@ FORMATS below or a Python format spec (``.1f``, ``,.0f``, ``+.1f``); negative
 numbers get a typographic minus (−). A number the prose needs but no file
 holds (a difference, a range across files, a ratio) is a named fact in
 scripts/facts.py, never arithmetic in a source. A missing file or key is an
-error naming the source file and line.
+error naming the source file and line. A marker inside an inline code span
+(backticks) is left as written.
 
     python scripts/write_docs.py           # write the pages (and metrics/facts.json)
     python scripts/write_docs.py --check   # exit 1 if any is out of date
@@ -45,6 +46,7 @@ import facts  # noqa: E402  (scripts/facts.py, beside this file)
 INCLUDE = re.compile(r"^<!-- include: (\S+) -->$")
 ALIAS = re.compile(r"^<!-- alias: (\w+) = (\S+) -->$")
 MARKER = re.compile(r"\{\{(.*?)\}\}")
+CODE_SPAN = re.compile(r"(`[^`]*`)")
 VALUE = re.compile(r"^\s*(\S+)\s*:\s*(.+?)\s*(?:\|\s*(\S+)\s*)?$")
 ANCHOR = re.compile(r"^\s*anchor:\s*(\w+)\s*$")
 ANCHOR_ROW = re.compile(r"^\|\s*`(\w+)`\s*\|\s*([^|]+?)\s*\|")
@@ -197,7 +199,10 @@ class Renderer:
                     if not included.is_file():
                         raise FileNotFoundError(f"includes {include.group(1)}, which does not exist (run the study that writes it)")
                     line = included.read_text(encoding="utf8").strip()
-                lines.append(MARKER.sub(lambda m: self.value(m.group(1), aliases), line))
+                # a marker inside an inline code span is shown as written
+                parts = CODE_SPAN.split(line)
+                parts[::2] = [MARKER.sub(lambda m: self.value(m.group(1), aliases), part) for part in parts[::2]]
+                lines.append("".join(parts))
             except (OSError, KeyError, ValueError, TypeError) as err:
                 message = err.args[0] if err.args else repr(err)
                 raise SourceError(f"{name}:{number}: {message}") from None
