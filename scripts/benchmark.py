@@ -189,7 +189,6 @@ def record_run(
             "overrides": overrides,
             "gpu_id": gpu_id,
             "provenance": run_provenance(gpu_id, root),
-            **step_record(report, max_steps),
             # counted after training, so that it never takes a core from the timed runs
             **(size or train_set_size(root, config, corpus, seed, overrides)),
             **missampling_record(Path(trial.output) / "model-last"),
@@ -210,18 +209,6 @@ def run_one(
     steps, size = train_steps_of(root, config, corpus, seed, max_steps, overrides, budget)
     trial = make_trial(corpus, config, seed, steps, gpu_id, root, overrides, name, metrics_dir, training_dir)
     return record_run(run_trial(trial), corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size)
-
-
-def step_record(report: dict, max_steps: int) -> dict:
-    """The steps a run trained (its last evaluation), and whether the step
-    cap ended it while dev was still improving (its best score at the last
-    evaluation): a run a longer budget might have improved."""
-    curve = report.get("dev_curve") or []
-    if not curve:
-        return {}
-    steps = report.get("steps_trained") or curve[-1][0]
-    best = max(score for _, score in curve)
-    return {"steps_trained": steps, "cut_by_step_cap": steps >= report.get("train_steps", max_steps) and curve[-1][1] >= best}
 
 
 def print_tables(report: dict, trial) -> None:

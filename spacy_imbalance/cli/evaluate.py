@@ -1,4 +1,5 @@
 import hashlib
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -11,6 +12,7 @@ from wasabi import msg
 from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts, pipeline_target
 from ..corpus.docs_io import load_docs, write_text_atomic
 from ..scorers.bootstrap import paired_bootstrap
+from ..sweeps.provenance import run_provenance
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
 from .checks import bounded, check_output_file, check_spans_key, load_pipeline_or_fail
 
@@ -86,6 +88,7 @@ def evaluate_cli(
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
     check_evaluation_settings(data_path, output, n_resamples, batch_size)
+    start = time.perf_counter()
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
     nlp = load_pipeline(model, spans_key, docs, data_path)
@@ -95,6 +98,8 @@ def evaluate_cli(
         fail(f"The pipeline {model}: {err}")
     # the data's contents too: `summarize` pools runs of one name only when scored on the same data
     report.update({"name": name or str(model), "model": str(model), "data": str(data_path), "data_sha256": _sha256(data_path)})
+    # where it ran: a score or a words/s figure is only comparable with its device
+    report.update({"eval_seconds": time.perf_counter() - start, "provenance": run_provenance(gpu_id)})
     print_report(report, f"{report['name']} on {data_path} ({report['target']})")
     if output is not None:
         # compact: the per-sentence counts (kept for paired bootstraps) dominate the file
@@ -116,6 +121,7 @@ def compare_cli(
     if len(models) < 2:
         fail("compare needs at least two pipelines: a baseline and one to compare")
     check_evaluation_settings(data_path, output, n_resamples, batch_size)
+    start = time.perf_counter()
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
     counts = []

@@ -32,6 +32,9 @@ def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]
             for k in "prf":
                 values = numpy.array([100 * r[avg][k] for r in runs])
                 entry[f"{avg}_{k}"] = {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0}
+        # runs the step cap ended while dev was still at its best (benchmark
+        # records say so): a longer budget might have raised their scores
+        entry["cut_by_step_cap"] = sum(1 for r in runs if r.get("cut_by_step_cap"))
         if all("size_factor" in r for r in runs):
             entry["size_factor"] = float(numpy.mean([r["size_factor"] for r in runs]))
         labels = sorted({label for r in runs for label in r["per_type"]})
@@ -87,6 +90,9 @@ def _scored_difference(a: Dict[str, Any], b: Dict[str, Any]) -> Optional[str]:
     return None
 
 
+CUT_MARK = "†"
+
+
 def markdown_table(summary: Dict[str, Dict[str, Any]]) -> str:
     def cell(entry: Dict[str, Any], key: str) -> str:
         return f"{entry[key]['mean']:.1f} ± {entry[key]['std']:.1f}"
@@ -103,9 +109,13 @@ def markdown_table(summary: Dict[str, Dict[str, Any]]) -> str:
     ]
     for name, e in summary.items():
         size = f" {e['size_factor']:.2f} |" if sized else ""
+        mark = CUT_MARK if e.get("cut_by_step_cap") else ""
         lines.append(
-            f"| {name} | {e['runs']} | {cell(e, 'macro_f')} | {cell(e, 'micro_f')} | {cell(e, 'macro_p')} | {cell(e, 'macro_r')} |{size}"
+            f"| {name}{mark} | {e['runs']} | {cell(e, 'macro_f')} | {cell(e, 'micro_f')} | {cell(e, 'macro_p')} | {cell(e, 'macro_r')} |{size}"
         )
+    cut = [f"{name} ({e['cut_by_step_cap']} of {e['runs']})" for name, e in summary.items() if e.get("cut_by_step_cap")]
+    if cut:
+        lines += ["", f"{CUT_MARK} ended at the step cap with dev still at its best, so a longer budget might score higher: " + ", ".join(cut) + "."]
     labels = sorted({label for e in summary.values() for label in e["per_type_f"]})
     lines += ["", "Per-type F1 (mean over runs):", "", "| system | " + " | ".join(labels) + " |", "| --- |" + " --: |" * len(labels)]
     for name, e in summary.items():

@@ -18,6 +18,14 @@ from wasabi import msg
 from .trial import Trial, TrialFailed, run_trial
 
 OnDone = Callable[[Trial, Dict[str, Any], int, int], None]
+# a trial's evaluation while it trains: the trial, step, dev score (0-1), seconds
+OnProgress = Callable[[Trial, int, float, float], None]
+
+
+def print_progress(trial: Trial, step: int, score: float, seconds: float) -> None:
+    """One line per evaluation, so a long run is never silent."""
+    minutes, rest = divmod(int(seconds), 60)
+    msg.text(f"{trial.name}: step {step}, dev score {100 * score:.1f}, {minutes}:{rest:02d} elapsed")
 
 
 def ray_available() -> bool:
@@ -52,6 +60,7 @@ def run_trials(
     storage: Optional[Path] = None,
     name: str = "sweep",
     on_done: Optional[OnDone] = None,
+    on_progress: Optional[OnProgress] = print_progress,
 ) -> List[Dict[str, Any]]:
     """Each trial's report, in the order of ``trials``.
 
@@ -63,15 +72,18 @@ def run_trials(
     name (str): the experiment's name there.
     on_done (Optional[OnDone]): called with each finished trial, its report,
         how many trials finished and how many there are (progress).
+    on_progress (Optional[OnProgress]): called at each dev evaluation of a
+        training trial (default: a line on stdout); None for silence.
     """
     trials = [_absolute(trial) for trial in trials]
     if not trials:
         return []
     if use_ray(workers, address):
-        return _run_on_ray(trials, workers, address, gpus_per_trial, storage, name, on_done)
+        return _run_on_ray(trials, workers, address, gpus_per_trial, storage, name, on_done, on_progress)
     reports = []
     for i, trial in enumerate(trials, start=1):
-        report = run_trial(trial)
+        heard = None if on_progress is None else (lambda step, score, seconds, t=trial: on_progress(t, step, score, seconds))
+        report = run_trial(trial, on_evaluation=heard)
         reports.append(report)
         if on_done is not None:
             on_done(trial, report, i, len(trials))
@@ -84,17 +96,26 @@ def _absolute(trial: Trial) -> Trial:
     return Trial.from_dict({**trial.to_dict(), **paths})
 
 
-def _trainable(config: Dict[str, Any]) -> Dict[str, Any]:
-    """The Ray Tune function of a trial: it trains, evaluates, and reports
-    the scores that Tune's progress table shows (the full report is on disk)."""
-    report = run_trial(Trial.from_dict(config["trial"]))
-    return {"macro_f": report["macro"]["f"], "micro_f": report["micro"]["f"], "train_seconds": report["train_seconds"]}
+def _trainable(config: Dict[str, Any]) -> None:
+    """The Ray Tune function of a trial: it trains, reports each dev
+    evaluation as it happens (the driver prints them: workers' own output is
+    not sent there), evaluates, and reports the final scores (the full report
+    is on disk)."""
+    from ray import tune
+
+    def heard(step: int, score: float, seconds: float) -> None:
+        tune.report({"step": step, "dev_score": score, "seconds": seconds})
+
+    report = run_trial(Trial.from_dict(config["trial"]), on_evaluation=heard)
+    tune.report({"macro_f": report["macro"]["f"], "micro_f": report["micro"]["f"], "train_seconds": report["train_seconds"]})
 
 
 def _run_on_ray(
     trials: List[Trial], workers: int, address: Optional[str], gpus: float, storage: Optional[Path], name: str,
-    on_done: Optional[OnDone],
+    on_done: Optional[OnDone], on_progress: Optional[OnProgress],
 ) -> List[Dict[str, Any]]:
+    import logging
+
     import ray
     from ray import tune
 
@@ -102,16 +123,23 @@ def _run_on_ray(
         if address is None:
             threads = max(trial.threads for trial in trials)
             # as many CPUs as the workers take, so that --jobs is what runs at once
+            # Ray's banners (the local instance, the dashboard) are not our
+            # output: warnings only
             ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
-                     object_store_memory=100 * 1024 * 1024, log_to_driver=False)
+                     object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.WARNING)
         else:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     by_metrics = {trial.metrics: trial for trial in trials}
     finished: List[str] = []
 
     class Progress(tune.Callback):
         def on_trial_start(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
             msg.text(f"started: {trial.config['trial']['name']}")
+
+        def on_trial_result(self, iteration: int, trials: list, trial: Any, result: Dict[str, Any], **info: Any) -> None:
+            if on_progress is not None and "dev_score" in result:
+                done = by_metrics[trial.config["trial"]["metrics"]]
+                on_progress(done, int(result["step"]), float(result["dev_score"]), float(result["seconds"]))
 
         def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
             done = by_metrics[trial.config["trial"]["metrics"]]

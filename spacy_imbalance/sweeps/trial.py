@@ -11,9 +11,13 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import srsly
+
+# called at each of a training's evaluations with its step, dev score (0-1)
+# and the seconds since training began
+OnEvaluation = Callable[[int, float, float], None]
 
 
 @dataclass(frozen=True)
@@ -63,10 +67,13 @@ class TrialFailed(RuntimeError):
     names the trial and its log."""
 
 
-def run_trial(trial: Trial) -> Dict[str, Any]:
+def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dict[str, Any]:
     """Train and evaluate ``trial``; its report (macro and micro scores, per
-    type, per-sentence counts, the training time and dev curve), written to
-    ``trial.metrics`` and returned."""
+    type, per-sentence counts, the training time and dev curve, the steps it
+    trained and where it ran), written to ``trial.metrics`` and returned.
+    ``on_evaluation`` hears of each dev evaluation while training runs."""
+    from .provenance import run_provenance
+
     output, metrics = Path(trial.output), Path(trial.metrics)
     output.parent.mkdir(parents=True, exist_ok=True)
     metrics.parent.mkdir(parents=True, exist_ok=True)
@@ -85,7 +92,7 @@ def run_trial(trial: Trial) -> Dict[str, Any]:
     env = dict(os.environ, OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
     start = time.perf_counter()
     with trial.log.open("w", encoding="utf8") as out:
-        code = subprocess.call(train_cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        code = _train(train_cmd, env, out, start, on_evaluation)
     train_seconds = time.perf_counter() - start
     budget_step = _budget_step(trial.log) if code != 0 else None
     stopped_by_budget = budget_step is not None and (output / "model-best").exists()
@@ -108,11 +115,42 @@ def run_trial(trial: Trial) -> Dict[str, Any]:
             # a [training.before_update] time budget (spacy-imbalance.time_budget.v1) ended it
             "stopped_by_budget": stopped_by_budget,
             **({"steps_trained": budget_step} if stopped_by_budget else {}),
+            "wall_seconds": time.perf_counter() - start,
+            "provenance": run_provenance(trial.gpu_id),
         }
     )
+    report.update(step_record(report))
     write_json_atomic(metrics, report)
     # as read back (JSON keeps 10 digits): the same report here and from a Ray worker
     return srsly.read_json(metrics)
+
+
+def _train(command: List[str], env: Dict[str, str], log: Any, start: float, on_evaluation: Optional[OnEvaluation]) -> int:
+    """Run ``spacy train``, its output to ``log`` line by line (readable
+    while it runs), telling ``on_evaluation`` of each evaluation row."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True, encoding="utf8", errors="replace"
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        log.write(line)
+        log.flush()
+        match = TRAIN_ROW.match(line)
+        if match and on_evaluation is not None:
+            on_evaluation(int(match.group(1)), float(match.group(2)), time.perf_counter() - start)
+    return process.wait()
+
+
+def step_record(report: Dict[str, Any]) -> Dict[str, Any]:
+    """The steps a run trained (its last evaluation), and whether the step
+    cap ended it while dev was still improving (its best score at the last
+    evaluation): a run a longer budget might have improved."""
+    curve = report.get("dev_curve") or []
+    if not curve:
+        return {}
+    steps = report.get("steps_trained") or curve[-1][0]
+    best = max(score for _, score in curve)
+    return {"steps_trained": steps, "cut_by_step_cap": steps >= report["train_steps"] and curve[-1][1] >= best}
 
 
 def write_json_atomic(path: Path, data: Dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """`evaluate`, `compare` and `summarize` end to end, with rule-based pipelines
 whose predictions (and so scores) are known by hand."""
 import json
+from pathlib import Path
 
 import pytest
 import spacy
@@ -94,6 +95,12 @@ def test_summarize_cli_mean_std_and_plot(tmp_path, data):
     assert summary["macro_f"]["std"] == pytest.approx((100 - 100 * 2 / 9) / 2**0.5)
     assert "61.1 ± 55.0" in table.read_text()
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # each run says where it ran and how long scoring took
+    from spacy_imbalance import __version__
+
+    run = json.loads(Path(paths[0]).read_text())
+    assert run["provenance"]["package_version"] == __version__ and run["provenance"]["device"] == "cpu"
+    assert run["eval_seconds"] > 0
 
 
 def test_summarize_shows_the_size_factor_when_recorded():
@@ -113,6 +120,22 @@ def test_summarize_shows_the_size_factor_when_recorded():
     assert "size factor" not in markdown_table(summarize_reports([run(0.2, 2.0), run(0.4)]))
     # every training set the size of its corpus (a loss comparison): no column
     assert "size factor" not in markdown_table(summarize_reports([run(0.2, 1.0), run(0.4, 1.0)]))
+
+
+def test_summarize_flags_systems_with_runs_cut_by_the_step_cap():
+    from spacy_imbalance.cli.summarize import markdown_table, summarize_reports
+
+    def run(name, f, cut=None):
+        report = {"name": name, "macro": {"p": f, "r": f, "f": f}, "micro": {"p": f, "r": f, "f": f}, "per_type": {}}
+        if cut is not None:
+            report["cut_by_step_cap"] = cut
+        return report
+
+    table = markdown_table(summarize_reports([run("ner", 0.2, False), run("ner", 0.4, True), run("sc", 0.3, False), run("old", 0.3)]))
+    assert "| ner† | 2 |" in table and "| sc | 1 |" in table and "| old | 1 |" in table
+    assert "a longer budget might score higher: ner (1 of 2)." in table
+    # no run cut: no mark and no note
+    assert "†" not in markdown_table(summarize_reports([run("sc", 0.3, False), run("old", 0.3)]))
 
 
 def test_summarize_cli_rejects_other_json(tmp_path):

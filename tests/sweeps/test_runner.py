@@ -24,32 +24,50 @@ def trials(toy_corpus, folder, configs=("ner", "token_ner"), steps=6):
 @pytest.fixture(scope="module")
 def local_run(toy_corpus, tmp_path_factory):
     folder = tmp_path_factory.mktemp("local")
-    progress = []
+    progress, evaluations = [], []
     todo = trials(toy_corpus, folder)
-    reports = run_trials(todo, workers=1, on_done=lambda trial, report, i, n: progress.append((trial.name, i, n)))
-    return todo, reports, progress
+    reports = run_trials(
+        todo, workers=1, on_done=lambda trial, report, i, n: progress.append((trial.name, i, n)),
+        on_progress=lambda trial, step, score, seconds: evaluations.append((trial.name, step, score, seconds)),
+    )
+    return todo, reports, progress, evaluations
 
 
 @pytest.mark.slow
 def test_run_trials_one_after_another_trains_evaluates_and_reports_progress(local_run):
-    todo, reports, progress = local_run
+    from spacy_imbalance import __version__
+
+    todo, reports, progress, evaluations = local_run
     assert progress == [("ner seed 0", 1, 2), ("token_ner seed 0", 2, 2)]
     for trial, report in zip(todo, reports):
         assert srsly.read_json(trial.metrics) == report  # the file is the report
         assert 0.0 <= report["macro"]["f"] <= 1.0 and report["train_steps"] == 6
         assert [step for step, _ in report["dev_curve"]] == [0, 3, 6]
+        # heard while training: each evaluation of the curve, in order, timed
+        heard = [(step, score) for name, step, score, _ in evaluations if name == trial.name]
+        assert [[step, score] for step, score in heard] == report["dev_curve"]
+        seconds = [s for name, _, _, s in evaluations if name == trial.name]
+        assert seconds == sorted(seconds) and seconds[-1] <= report["train_seconds"] <= report["wall_seconds"]
+        # where it ran and how far it trained, in the record of a fresh run
+        assert report["provenance"]["package_version"] == __version__
+        assert report["provenance"]["device"] == "cpu" and report["provenance"]["cpu_cores"] >= 1
+        assert report["provenance"]["omp_threads"] is None or report["provenance"]["omp_threads"] >= 1
+        assert report["steps_trained"] == 6 and isinstance(report["cut_by_step_cap"], bool)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not ray_available(), reason="needs the ray extra")
 def test_run_trials_on_ray_trains_the_same_models(local_run, toy_corpus, tmp_path):
-    todo, local_reports, _ = local_run
-    progress = []
+    todo, local_reports, _, local_evaluations = local_run
+    progress, evaluations = [], []
     reports = run_trials(
         trials(toy_corpus, tmp_path), workers=2, storage=tmp_path / "ray",
         on_done=lambda trial, report, i, n: progress.append((i, n)),
+        on_progress=lambda trial, step, score, seconds: evaluations.append((trial.name, step, score)),
     )
     assert sorted(progress) == [(1, 2), (2, 2)]
+    # the workers' evaluations reach the driver as they happen
+    assert sorted(evaluations) == sorted((name, step, score) for name, step, score, _ in local_evaluations)
     # same seeds, one thread each: the same predictions, wherever a trial ran
     assert [r["counts"] for r in reports] == [r["counts"] for r in local_reports]
     assert [r["dev_curve"] for r in reports] == [r["dev_curve"] for r in local_reports]
