@@ -83,6 +83,13 @@ def features_gain(vectors, features):
     return span(gains)
 
 
+@fact("features_time_ratio", HV17, HF17)
+def features_time_ratio(vectors, features):
+    """Training time of the whole frozen-features headline over the vectors headline (sum over systems of the mean seconds per run)."""
+    total = lambda run: sum(mean(system["train_seconds"]) for system in run["systems"].values())  # noqa: E731
+    return total(features) / total(vectors)
+
+
 @fact("best_micro_features", HF17)
 def best_micro_features(features):
     """The highest mean micro-F1 of the frozen-features headline and its system."""
@@ -199,6 +206,17 @@ def gpu_speedup(gpu_cnn, cpu_cnn, gpu_transformer, cpu_transformer):
     return out
 
 
+# --- calibrated thresholds (docs/calibration.md, docs/benchmarks/audit.md) -
+
+
+@fact("calibration_per_label", "metrics/wnut17/calibration_variants.json")
+def calibration_per_label(variants):
+    """Per-label thresholds tuned freely against the argmax rule on the WNUT-2017 vectors runs: mean dev gain over all runs, mean test change over the uniform-sampling runs (fractions)."""
+    dev = [run["per-label"]["dev"] - run["argmax"]["dev"] for run in variants.values()]
+    uniform = [run["per-label"]["test"] - run["argmax"]["test"] for name, run in variants.items() if "uniform" in name]
+    return {"dev_gain": mean(dev), "test_change_uniform": mean(uniform)}
+
+
 # --- audit validation, WNUT-2016 (docs/benchmarks/audit.md) ---------------
 
 AUDIT_FEATURES = {p: seeds(f"metrics/wnut16/audit-features/p{p}-s{{seed}}.json") for p in (10, 30, 50)}
@@ -206,7 +224,7 @@ AUDIT_FEATURES = {p: seeds(f"metrics/wnut16/audit-features/p{p}-s{{seed}}.json")
 
 @fact("audit_features", *(path for paths in AUDIT_FEATURES.values() for path in paths))
 def audit_features(*runs):
-    """Per masking rate p, each seed's value (a list over seeds 0-2) of: the audit's and cleanlab's precision at k (k = the number removed), the estimated and the realised miss rate, the share of lost macro-F1 recovered by restoring the suspects, and the masking cost (mean full minus mean masked macro-F1)."""
+    """Per masking rate p, each seed's value (a list over seeds 0-2) of: the audit's and cleanlab's precision at k (k = the number removed), the estimated and the realised miss rate, the share of lost macro-F1 recovered by restoring the suspects, the masking cost (mean full minus mean masked macro-F1) and the folds' decoding recall on dev where recorded."""
     out = {}
     for i, p in enumerate(AUDIT_FEATURES):
         group = runs[3 * i : 3 * i + 3]
@@ -217,6 +235,8 @@ def audit_features(*runs):
             "true": [r["estimate"]["total"]["true"] for r in group],
             "recovered_share": [r["restoring"]["recovered_share"] for r in group],
             "masking_cost": mean(r["restoring"]["macro_f"]["full"] for r in group) - mean(r["restoring"]["macro_f"]["masked"] for r in group),
+            # the folds' decoding recall on dev (recorded from p = 0.1 and 0.5 on)
+            "recall_dev": [r["estimate"]["total"]["recall"]["dev"] for r in group if "recall" in r["estimate"]["total"]],
         }
     return out
 
