@@ -206,6 +206,24 @@ def gpu_speedup(gpu_cnn, cpu_cnn, gpu_transformer, cpu_transformer):
     return out
 
 
+@fact("gpu_memory_gb", *GPU_SPEED[::2])
+def gpu_memory_gb(gpu_cnn, gpu_transformer):
+    """Peak GPU memory (CuPy's pool and PyTorch's count) in GiB: the most of any CNN config, training or inference, and the fine-tuned MiniLM ner's training and inference."""
+    cnn = max(max(run["train_peak_gpu_mib"], run["infer_peak_gpu_mib"]) for run in gpu_cnn["results"].values())
+    transformer = gpu_transformer["results"]["transformer/ner"]
+    return {"cnn": cnn / 1024, "transformer_train": transformer["train_peak_gpu_mib"] / 1024, "transformer_infer": transformer["infer_peak_gpu_mib"] / 1024}
+
+
+@fact("gpu_step_seconds", "metrics/wnut17/gpu/transformer_400_steps.json", GPU_SPEED[2])
+def gpu_step_seconds(shared, alone):
+    """Seconds per training step of the fine-tuned runs: with 24 runs sharing the H100 (mean over runs of train seconds / steps), and one run alone (the speed run's batch words / its training words per second)."""
+    run = alone["results"]["transformer/ner"]
+    return {
+        "shared": mean(r["train_seconds"] / r["train_steps"] for r in shared["runs"].values()),
+        "alone": alone["settings"]["batch_words"] / run["train_wps"],
+    }
+
+
 # --- calibrated thresholds (docs/calibration.md, docs/benchmarks/audit.md) -
 
 
