@@ -97,6 +97,38 @@ def best_micro_features(features):
     return span(micro)
 
 
+# --- baselines, CNN (docs/benchmarks/baselines.md) ------------------------
+
+BASELINES = ("ner", "spancat", "spancat_1-8", "spancat_singlelabel")
+BASELINE_RUNS = {(c, b): seeds(f"metrics/{c}/{b}-s{{seed}}.json") for c in ("wnut16", "wnut17") for b in BASELINES}
+
+
+@fact("baselines", *(path for paths in BASELINE_RUNS.values() for path in paths), "metrics/wnut16/summary.json", "metrics/wnut17/summary.json")
+def baselines(*files):
+    """spaCy's built-ins on the CNN, per corpus and system: mean training seconds per run, the seed-0 run's 95 % interval of test macro-F1 (fractions), and the largest std of macro-F1 over seeds (points, as summary.json stores it)."""
+    runs, summaries = files[:-2], files[-2:]
+    out: Dict[str, Any] = {c: {"train_seconds": {}, "seed0_macro_ci": {}} for c in ("wnut16", "wnut17")}
+    for i, (corpus, system) in enumerate(BASELINE_RUNS):
+        group = runs[3 * i : 3 * i + 3]
+        out[corpus]["train_seconds"][system] = mean(run["train_seconds"] for run in group)
+        out[corpus]["seed0_macro_ci"][system] = group[0]["ci"]["macro_f"]
+    for corpus, summary in zip(("wnut16", "wnut17"), summaries):
+        out[corpus]["max_macro_std"] = max(system["macro_f"]["std"] for system in summary.values())
+    return out
+
+
+# --- resampling (docs/benchmarks/resampling.md) ---------------------------
+
+
+@fact("resampling_size", "metrics/wnut16/resampling.json", "metrics/wnut17/resampling.json")
+def resampling_size(wnut16, wnut17):
+    """Size factors (training examples out / sentences in) of the sentence-level resampling methods (sC, sCR, sCRD, nsCRD) and of undersampling, over both corpora: the ranges."""
+    methods = ("ner_sC", "ner_sCR", "ner_sCRD", "ner_nsCRD")
+    resampled = {f"{c}-{m}": d[m]["size_factor"] for c, d in (("wnut16", wnut16), ("wnut17", wnut17)) for m in methods}
+    under = {c: d["ner_undersampling"]["size_factor"] for c, d in (("wnut16", wnut16), ("wnut17", wnut17))}
+    return {"resampled": span(resampled), "undersampling": span(under)}
+
+
 # --- losses on three training sets (docs/benchmarks/losses.md) -------------
 
 LOSSES = ("metrics/wnut16/losses-paired.json", "metrics/wnut17/losses-paired.json", "metrics/wnut17-200/losses-paired.json")
