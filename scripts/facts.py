@@ -134,6 +134,21 @@ def resampling_size(wnut16, wnut17):
 LOSSES = ("metrics/wnut16/losses-paired.json", "metrics/wnut17/losses-paired.json", "metrics/wnut17-200/losses-paired.json")
 
 
+LOSS_TABLES = ("metrics/wnut16/losses.json", "metrics/wnut17/losses.json", "metrics/wnut17-200/losses.json")
+CORPORA3 = ("wnut16", "wnut17", "wnut17-200")
+
+
+@fact("losses", *LOSSES, *LOSS_TABLES, *seeds("metrics/wnut16/token_ner-s{seed}.json"), *seeds("metrics/wnut17/token_ner-s{seed}.json"))
+def losses(*files):
+    """token_ner's losses: the range of focal's Δ macro-F1 over cross entropy (fractions) over the three training sets; MoM over focal, mean macro-F1 of token_ner_mom_focal minus token_ner_focal (points, as the tables store them), per set; token_ner's mean training seconds per run on the full corpora."""
+    paired, tables, runs = files[:3], files[3:6], files[6:]
+    return {
+        "focal": span({c: p["systems"]["token_ner_focal"]["macro_f"]["delta"] for c, p in zip(CORPORA3, paired)}),
+        "mom_over_focal": {c: t["token_ner_mom_focal"]["macro_f"]["mean"] - t["token_ner_focal"]["macro_f"]["mean"] for c, t in zip(CORPORA3, tables)},
+        "train_seconds": {"wnut16": mean(r["train_seconds"] for r in runs[:3]), "wnut17": mean(r["train_seconds"] for r in runs[3:])},
+    }
+
+
 @fact("mom_v1_vs_ce", *LOSSES)
 def mom_v1_vs_ce(*paired):
     """MoMLoss.v1 (λ = 0.2) over cross entropy in token_ner, Δ macro-F1 on WNUT-2016, WNUT-2017 and its 200-sentence subset: the range."""
