@@ -155,6 +155,42 @@ def mom_v1_vs_ce(*paired):
     return span({name: p["systems"]["token_ner_mom"]["macro_f"]["delta"] for name, p in zip(("wnut16", "wnut17", "wnut17-200"), paired)})
 
 
+# --- two_task_ner (docs/benchmarks/two_task.md) ----------------------------
+
+TWO_TASK_TUNED = {(s, seed): f"metrics/wnut17/{s}-tuned-s{seed}.json" for s in ("two_task_bce", "two_task_auc", "two_task_auc_type_head") for seed in range(3)}
+
+
+@fact("two_task_tuning", "metrics/wnut17/two_task_tuned.json", *TWO_TASK_TUNED.values())
+def two_task_tuning(table, *runs):
+    """Thresholds tuned on dev for the full-WNUT-2017 two-task runs: the range of CE-2T's and of AUC-2T's (both typings) entity thresholds, CE-2T's gain from tuning (mean macro-F1, points), and the runs' mean training seconds."""
+    entity = {key: run["thresholds"]["en"] for key, run in zip(TWO_TASK_TUNED, runs)}
+    return {
+        "bce_entity": span({f"{s}-{seed}": v for (s, seed), v in entity.items() if s == "two_task_bce"}),
+        "auc_entity": span({f"{s}-{seed}": v for (s, seed), v in entity.items() if s != "two_task_bce"}),
+        "bce_gain": table["two_task_bce-tuned"]["macro_f"]["mean"] - table["two_task_bce"]["macro_f"]["mean"],
+        "train_seconds": mean(run["train_seconds"] for run in runs),
+    }
+
+
+LOW16, LOW17, IMB17 = "metrics/wnut16/low_resource-paired.json", "metrics/wnut17/low_resource-paired.json", "metrics/wnut17/imbalance-paired.json"
+AUC = ("two_task_auc", "two_task_comauc")
+
+
+@fact("auc_over_ce", LOW16, LOW17, IMB17)
+def auc_over_ce(low16, low17, imb17):
+    """AUC-2T and COMAUC-2T over CE-2T, Δ macro-F1: the range over every low-resource and imbalanced subset of WNUT-2017 (and the lowest interval bound), and over the WNUT-2016 subsets of 50-200 sentences."""
+    wnut17 = {k: v["macro_f"] for d in (low17, imb17) for k, v in d["two_task_bce"].items() if k.startswith(AUC)}
+    wnut16 = {k: v["macro_f"]["delta"] for k, v in low16["two_task_bce"].items() if k.startswith(AUC) and k.endswith(("-n50", "-n100", "-n200"))}
+    return {"wnut17": span({k: v["delta"] for k, v in wnut17.items()}), "wnut17_lowest_low": min(v["low"] for v in wnut17.values()), "wnut16_small": span(wnut16)}
+
+
+@fact("auc_n1000_wnut16", LOW16)
+def auc_n1000_wnut16(low16):
+    """WNUT-2016, 1,000 sentences: AUC-2T and COMAUC-2T against CE-2T and against ner, Δ macro-F1 and Δ micro-F1: the ranges."""
+    pairs = [(low16["two_task_bce"], a) for a in AUC] + [(low16["ner"], a) for a in AUC]
+    return {m: span({f"{i}": base[f"{a}-n1000"][m]["delta"] for i, (base, a) in enumerate(pairs)}) for m in ("macro_f", "micro_f")}
+
+
 # --- masking study, CNN (docs/benchmarks/negative_sampling.md) -------------
 
 MASKING16, MASKING17 = "metrics/wnut16/masking-paired.json", "metrics/wnut17/masking-paired.json"

@@ -36,7 +36,7 @@ SETTINGS = [
     # the interval level, the held-out share, entity-token shares of the subsets
     r"\b(?:95|99) %",
     rf"{_N} % of (?:its|the) training sentences",
-    rf"{_LIST}\s?% (?:of )?entity tokens",
+    rf"{_LIST}\s?% (?:of )?(?:entity tokens|all tokens)",
     # references into papers
     rf"(?:§|Sec\.|Eq\.|Eqs\.|Table|Fig\.|Figs\.|Theorem|Section|appendix)\s*{_LIST}",
 ]
@@ -44,7 +44,7 @@ SETTING = re.compile("|".join(f"(?:{p})" for p in SETTINGS))
 # what is not prose: markers, comments, inline code, link targets, URLs
 NOT_PROSE = re.compile(r"\{\{.*?\}\}|<!--.*?-->|`[^`]*`|\]\([^)]*\)|https?://\S+")
 # a number, signed or not, not part of a name (WNUT-2017, L6, v2, AUC-2T, 1e-4, float16)
-NUMBER = re.compile(r"(?:(?<![\w.,])(?:[+−-]|±\s?)|(?<![\w.,+−±-]))\d[\d,]*(?:\.\d+)?(?:\s?%|x(?!\w)|×)?(?![\w])")
+NUMBER = re.compile(r"(?:(?<![\w.,])(?:[+−-]|±\s?)|(?<![\w.,+−±-]))\d[\d,]*(?:\.\d+)?(?:[-–]\d[\d,]*(?:\.\d+)?)?(?:\s?%|x(?!\w)|×)?(?![\w])")
 # a result: a decimal, a percentage, a sign, a ratio; a bare integer is taken as a setting or a count
 RESULT = re.compile(r"\.\d|%|^[+−±]|x$|×$")
 
@@ -133,6 +133,7 @@ def test_facts_name_committed_files():
 def test_hand_typed_numbers_are_found():
     assert hand_typed("uniform gains +4.4 [+2.4, +6.2] over ner") == ["+4.4", "+2.4", "+6.2"]
     assert hand_typed("17.3 ± 1.3 macro-F1, 0.57x the time, 54 % of them") == ["17.3", "± 1.3", "0.57x", "54 %"]
+    assert hand_typed("3-8x as often, in 1-2 % of the cases, 7-12 points") == ["3-8x", "1-2 %"]
     assert hand_typed("with p = 0.3, λ = 0.5-0.9 on WNUT-2017 with spaCy 3.8, 3 seeds, all-MiniLM-L6-v2, 1e-4") == []
     assert hand_typed("`0.5` {{ m.json : a | pct1 }} [x](metrics/a-0.5.md) <!-- 12.5 --> the 95 % interval") == []
 
