@@ -6,11 +6,12 @@ Resuming is the caller's: it leaves out the trials whose metrics it has
 (scripts/benchmark.py and ``advise`` do), so a sweep stopped half-way runs
 only what is missing, with or without Ray.
 """
+import contextlib
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import srsly
 from wasabi import msg
@@ -123,10 +124,10 @@ def _run_on_ray(
         if address is None:
             threads = max(trial.threads for trial in trials)
             # as many CPUs as the workers take, so that --jobs is what runs at once
-            # Ray's banners (the local instance, the dashboard) are not our
-            # output: warnings only
+            # Ray's banners (the local instance, its security notes) are not
+            # our output for a Ray that lives as long as this sweep: errors only
             ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
-                     object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.WARNING)
+                     object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.ERROR)
         else:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     by_metrics = {trial.metrics: trial for trial in trials}
@@ -165,12 +166,30 @@ def _run_on_ray(
             verbose=0,
         ),
     )
-    grid = tuner.fit()
+    with _quiet_tune():
+        grid = tuner.fit()
     failed = [result for result in grid if result.error is not None]
     if failed:
         names = "; ".join(f"{result.config['trial']['name']}: {_first_line(result.error)}" for result in failed)
         raise TrialFailed(f"{len(failed)} of {len(trials)} trials failed on Ray: {names}")
     return [srsly.read_json(trial.metrics) for trial in trials]
+
+
+@contextlib.contextmanager
+def _quiet_tune() -> Iterator[None]:
+    """Tune without its own output (a results-folder banner, a TensorBoard
+    hint): the reports and our progress lines say it all. A setting the user
+    made in the environment wins."""
+    quiet = {"RAY_AIR_NEW_OUTPUT": "0"}
+    before = {key: os.environ.get(key) for key in quiet}
+    for key, value in quiet.items():
+        os.environ.setdefault(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
 
 
 def _safe(name: str) -> str:
