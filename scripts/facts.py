@@ -206,16 +206,68 @@ def weighted_v1_vs_uniform(wnut16, wnut17):
     }
 
 
-MISSAMPLED = {(c, s, p): seeds(f"metrics/{c}/sampled_spancat_{s}-m{p}-s{{seed}}.json") for c in ("wnut16", "wnut17") for s in ("top", "uniform") for p in RATES[1:]}
+SAMPLERS = ("top", "uniform", "weighted")
+MISSAMPLED = {(c, s, p): seeds(f"metrics/{c}/sampled_spancat_{s}-m{p}-s{{seed}}.json") for c in ("wnut16", "wnut17") for s in SAMPLERS for p in RATES[1:]}
 
 
 @fact("topneg_missampling", *(path for paths in MISSAMPLED.values() for path in paths))
 def topneg_missampling(*runs):
-    """Missampling rate during training (the share of drawn negatives that are masked entities, mean over seeds) of Top-Neg (v1) and of uniform sampling at p = 0.3-0.9 on both corpora: their ranges, and the range of Top-Neg's rate over uniform's."""
+    """Missampling rate during training (the share of drawn negatives that are masked entities, mean over seeds) of Top-Neg (v1), uniform and weighted (v1) sampling at p = 0.3-0.9 on both corpora: each rate ("rates", by sampler and corpus-mP), Top-Neg's and uniform's ranges, and the range of Top-Neg's rate over uniform's."""
     rate = {key: mean(run["missampling_rate"] for run in runs[3 * i : 3 * i + 3]) for i, key in enumerate(MISSAMPLED)}
-    top = {f"{c}-m{p}": r for (c, s, p), r in rate.items() if s == "top"}
-    uniform = {f"{c}-m{p}": r for (c, s, p), r in rate.items() if s == "uniform"}
-    return {"top": span(top), "uniform": span(uniform), "ratio": span({k: top[k] / uniform[k] for k in top})}
+    rates = {s: {f"{c}-m{p}": r for (c, sampler, p), r in rate.items() if sampler == s} for s in SAMPLERS}
+    top, uniform = rates["top"], rates["uniform"]
+    return {"rates": rates, "top": span(top), "uniform": span(uniform), "ratio": span({k: top[k] / uniform[k] for k in top})}
+
+
+MISSAMPLING_OFFLINE = ("metrics/wnut16/missampling.json", "metrics/wnut17/missampling.json")
+
+
+@fact("missampling_offline", *MISSAMPLING_OFFLINE)
+def missampling_offline(wnut16, wnut17):
+    """spacy-imbalance missampling (10 masks per p): the highest mean rate at p = 0.9 of uniform sampling or all negatives on either corpus, and on WNUT-2016 at p = 0.5 the negatives uniform sampling draws over the 10 masks, all negatives' count and the share."""
+    worst = max(row["mean"] for d in (wnut16, wnut17) for rows in d["results"].values() for row in rows if row["p"] == 0.9)
+    at = lambda sampler: next(row for row in wnut16["results"][sampler] if row["p"] == 0.5)  # noqa: E731
+    drawn, every = sum(at("uniform")["drawn"]), sum(at("all")["drawn"])
+    return {"worst_at_p90": worst, "uniform_drawn": drawn, "all_drawn": every, "uniform_share": drawn / every, "candidates_per_mask": every / len(at("all")["drawn"])}
+
+
+MASKING_TABLES = {(c, p): f"metrics/{c}/masking_m{p}.json" for c in ("wnut16", "wnut17") for p in RATES}
+
+
+@fact("masking", MASKING16, MASKING17, *MASKING_TABLES.values())
+def masking(wnut16, wnut17, *tables):
+    """Masking study (CNN, 1,000 steps), per corpus: Δ macro-F1 of uniform sampling over all negatives and over ner at each p (lists over p = 0, 0.3, 0.5, 0.7[, 0.9], fractions), the range of uniform over all negatives at p = 0-0.7, of weighted (v1) over uniform at p = 0.3-0.9 and of Top-Neg over uniform at p = 0-0.7; per system the mean macro-F1 at p = 0-0.7 (points) and the share of its p = 0 score kept at p = 0.3, 0.5, 0.7."""
+    out: Dict[str, Any] = {}
+    for i, (corpus, paired) in enumerate((("wnut16", wnut16), ("wnut17", wnut17))):
+        delta = lambda base, run, p: paired[base][f"{run}-m{p}"]["macro_f"]["delta"]  # noqa: E731
+        by_p = {p: tables[i * len(RATES) + j] for j, p in enumerate(RATES)}
+        scores = {
+            system: [by_p[p][f"{system}-m{p}"]["macro_f"]["mean"] for p in RATES[:4]]
+            for system in ("ner", "sampled_spancat_uniform", "sampled_spancat_all")
+        }
+        out[corpus] = {
+            "uniform_over_all": [delta("sampled_spancat_all", "sampled_spancat_uniform", p) for p in RATES[:4]],
+            "uniform_over_all_span": span({f"m{p}": delta("sampled_spancat_all", "sampled_spancat_uniform", p) for p in RATES[:4]}),
+            "uniform_over_ner": [delta("ner", "sampled_spancat_uniform", p) for p in RATES],
+            "weighted_over_uniform_masked": span({f"m{p}": delta("sampled_spancat_uniform", "sampled_spancat_weighted", p) for p in RATES[1:]}),
+            "top_over_uniform": span({f"m{p}": delta("sampled_spancat_uniform", "sampled_spancat_top", p) for p in RATES[:4]}),
+            "macro_f": scores,
+            "kept": {system: [f / s[0] for f in s[1:]] for system, s in scores.items()},
+        }
+    return out
+
+
+
+@fact("speed_vs_spancat", "metrics/wnut17/speed.json")
+def speed_vs_spancat(speed):
+    """sampled_spancat's samplers against spaCy's spancat (widths 1-8) on the CPU: the range of their inference words/s ratios, and uniform sampling's extra peak inference memory (MiB, and as a share)."""
+    runs = speed["results"]
+    base, uniform = runs[speed["baseline"]], runs["sampled_spancat_uniform"]
+    return {
+        "infer_ratio": span({name: run["ratios"]["infer_wps"] for name, run in runs.items() if name != speed["baseline"]}),
+        "infer_rss_extra_mib": uniform["infer_peak_rss_mib"] - base["infer_peak_rss_mib"],
+        "infer_rss_extra_share": uniform["infer_peak_rss_mib"] / base["infer_peak_rss_mib"] - 1,
+    }
 
 
 # --- two_task_ner out of the box (docs/benchmarks/fidelity.md) ------------
