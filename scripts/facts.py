@@ -191,6 +191,53 @@ def auc_n1000_wnut16(low16):
     return {m: span({f"{i}": base[f"{a}-n1000"][m]["delta"] for i, (base, a) in enumerate(pairs)}) for m in ("macro_f", "micro_f")}
 
 
+# --- fidelity studies (docs/benchmarks/fidelity.md) ------------------------
+
+M50_SAMPLERS = ("uniform", "weighted", "weighted_v2", "top", "top_v2", "li")
+M50_RUNS = {(c, s): seeds(f"metrics/{c}/sampled_spancat_{s}-m50-s{{seed}}.json") for c in ("wnut16", "wnut17") for s in M50_SAMPLERS}
+
+
+@fact("missampling_m50", *(path for paths in M50_RUNS.values() for path in paths))
+def missampling_m50(*runs):
+    """Missampling rate during training at p = 0.5 (mean over seeds), per corpus and sampler, first versions and v2 and Li et al.'s configuration."""
+    out: Dict[str, Dict[str, float]] = {"wnut16": {}, "wnut17": {}}
+    for i, (corpus, sampler) in enumerate(M50_RUNS):
+        out[corpus][sampler] = mean(run["missampling_rate"] for run in runs[3 * i : 3 * i + 3])
+    return out
+
+
+@fact("equal_epochs", *seeds("metrics/wnut16/ner_sCRD-epochs-s{seed}.json"), *seeds("metrics/wnut16/ner-s{seed}.json"))
+def equal_epochs(*runs):
+    """ner on sCRD-resampled WNUT-2016 at equal epochs: the corpus' size factor (sentences), its training examples and sentences, the word factor the budget was scaled by, the steps trained, and the mean training seconds against the plain ner runs'."""
+    resampled, plain = runs[:3], runs[3:]
+    first = resampled[0]
+    return {
+        "size_factor": first["size_factor"],
+        "train_examples": first["train_examples"],
+        "train_sentences": first["train_sentences"],
+        "word_factor": first["word_factor"],
+        "train_steps": first["train_steps"],
+        "seconds": mean(r["train_seconds"] for r in resampled),
+        "ner_seconds": mean(r["train_seconds"] for r in plain),
+    }
+
+
+TWO_TASK_DEFAULTS = ("metrics/wnut16/two_task_fitted.json", "metrics/wnut16/two_task_bce_fitted_type_head.json", "metrics/wnut16/summary.json",
+                     "metrics/wnut17/two_task_fitted.json", "metrics/wnut17/two_task_bce_fitted_type_head.json", "metrics/wnut17/summary.json",
+                     "metrics/wnut16/two_task_fitted_tuned.json")
+
+
+@fact("two_task_defaults", *TWO_TASK_DEFAULTS)
+def two_task_defaults(f16, h16, s16, f17, h17, s17, tuned16):
+    """two_task_ner with fitted thresholds: each variant's mean micro-F1 over spaCy ner's, per corpus; and on WNUT-2016 the range of the change in mean macro-F1 (points) when the fitted thresholds are tuned on dev afterwards."""
+    ratios = {}
+    for corpus, fitted, head, summary in (("wnut16", f16, h16, s16), ("wnut17", f17, h17, s17)):
+        ner = summary["ner"]["micro_f"]["mean"]
+        ratios[corpus] = {name: run["micro_f"]["mean"] / ner for name, run in {**fitted, **head}.items()}
+    change = {name: run["macro_f"]["mean"] - tuned16[name[: -len("-tuned")]]["macro_f"]["mean"] for name, run in tuned16.items() if name.endswith("-tuned")}
+    return {"micro_ratio": ratios, "tuning_change_wnut16": span(change)}
+
+
 # --- masking study, CNN (docs/benchmarks/negative_sampling.md) -------------
 
 MASKING16, MASKING17 = "metrics/wnut16/masking-paired.json", "metrics/wnut17/masking-paired.json"
