@@ -90,6 +90,55 @@ def features_time_ratio(vectors, features):
     return total(features) / total(vectors)
 
 
+
+HV16, MV16, MVP16 = "metrics/wnut16/headline_vectors.json", "metrics/wnut16/masking_vectors_m50.json", "metrics/wnut16/masking_vectors-paired.json"
+BUILT_IN = ("ner", "spancat", "spancat_singlelabel")
+VECTOR_SAMPLERS = ("sampled_spancat_uniform", "sampled_spancat_weighted_v2", "sampled_spancat_top_v2", "sampled_spancat_all")
+
+
+@fact("pretrained", HV17, HV16, MV16, MVP16, *(f"metrics/wnut16/vectors/{s}-m50-s{seed}.json" for s in VECTOR_SAMPLERS for seed in range(3)))
+def pretrained(hv17, hv16, mv16, mvp16, *runs):
+    """The pretrained-encoder headline with vectors: uniform sampling's lead over ner in mean macro-F1 on WNUT-2017 (fractions); the range of the mean step of the best checkpoint over every WNUT-2017 system and over our WNUT-2016 systems (not spaCy's); on WNUT-2016 with half the entities removed, the range of the samplers' Δ macro-F1 over ner, each system's cost of masking (p = 0 mean minus p = 0.5 mean, points), and the samplers' missampling rates (mean over seeds) with Top-Neg's over uniform's."""
+    best_step = lambda system: mean(steps[0] for steps in system["steps"])  # noqa: E731
+    cost = {name: 100 * mean(hv16["systems"][name]["macro_f"]) - mv16[f"vectors/{name}-m50"]["macro_f"]["mean"] for name in ("ner", "spancat_singlelabel") + VECTOR_SAMPLERS}
+    rates = {s: mean(run["missampling_rate"] for run in runs[3 * i : 3 * i + 3]) for i, s in enumerate(VECTOR_SAMPLERS)}
+    return {
+        "uniform_minus_ner_wnut17": mean(hv17["systems"]["sampled_spancat_uniform"]["macro_f"]) - mean(hv17["systems"]["ner"]["macro_f"]),
+        "best_step_wnut17": span({name: best_step(system) for name, system in hv17["systems"].items()}),
+        "best_step_wnut16_ours": span({name: best_step(system) for name, system in hv16["systems"].items() if name not in BUILT_IN}),
+        "masked_samplers_over_ner": span({s: mvp16["vectors/ner"][f"vectors/{s}-m50"]["macro_f"]["delta"] for s in VECTOR_SAMPLERS}),
+        "masking_cost": cost,
+        "missampling": rates,
+        "top_over_uniform_missampling": rates["sampled_spancat_top_v2"] / rates["sampled_spancat_uniform"],
+    }
+
+
+@fact("feature_cache", "metrics/wnut17/feature_cache.json", "metrics/wnut17/feature_cache_1thread.json")
+def feature_cache(two, one):
+    """The frozen-features cache on WNUT-2017, with 2 torch threads and with 1: the transformer's share of the first epoch (its seconds minus the mean of the later epochs), the later epochs' mean seconds, their speed-up, and a fine-tuning epoch over a cached one."""
+    out = {}
+    for name, run in (("two", two), ("one", one)):
+        later = mean(run["epoch_seconds"][1:])
+        out[name] = {"transformer_seconds": run["epoch_seconds"][0] - later, "later_epoch_seconds": later, "speedup": run["speedup_after_epoch_1"], "finetune_over_cached": run["finetune_over_cached_epoch"]}
+    return out
+
+
+
+@fact("equal_epochs_vectors", *(f"metrics/wnut16/vectors/{run}-s{seed}.json" for run in ("ner_sCRD-epochs", "ner") for seed in range(3)))
+def equal_epochs_vectors(*runs):
+    """ner on sCRD-resampled WNUT-2016 with vectors at equal epochs: the steps trained, the mean minutes per run against the headline ner's, and their ratio."""
+    resampled, plain = runs[:3], runs[3:]
+    minutes, ner_minutes = mean(r["train_seconds"] for r in resampled) / 60, mean(r["train_seconds"] for r in plain) / 60
+    return {"train_steps": resampled[0]["train_steps"], "minutes": minutes, "ner_minutes": ner_minutes, "time_ratio": minutes / ner_minutes}
+
+
+
+@fact("long_uniform_over_ner", "metrics/wnut16/headline_vectors_long-paired.json")
+def long_uniform_over_ner(paired):
+    """WNUT-2016, vectors: sampled_spancat (uniform) over spaCy ner trained for up to 8,000 steps, Δ macro-F1 (the file pairs ner-long against uniform)."""
+    return flip(paired["vectors/sampled_spancat_uniform"]["vectors/ner-long"]["macro_f"])
+
+
 @fact("best_micro_features", HF17)
 def best_micro_features(features):
     """The highest mean micro-F1 of the frozen-features headline and its system."""
