@@ -81,7 +81,6 @@ def test_pages_match_their_sources():
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.xfail(reason="issue 32: sources being converted", strict=False)
 def test_no_hand_typed_result_numbers():
     found = []
     for path in source_files():
