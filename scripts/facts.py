@@ -445,6 +445,12 @@ def gpu_memory_gb(gpu_cnn, gpu_transformer):
     return {"cnn": cnn / 1024, "transformer_train": transformer["train_peak_gpu_mib"] / 1024, "transformer_infer": transformer["infer_peak_gpu_mib"] / 1024}
 
 
+@fact("gpu_400_steps", "metrics/wnut17/gpu/transformer_400_steps.json")
+def gpu_400_steps(record):
+    """The first fine-tuned GPU run: how many runs finished and how many failed (all out of GPU memory)."""
+    return {"finished": len(record["runs"]), "failed": len(record["failed"]), "started": len(record["runs"]) + len(record["failed"])}
+
+
 @fact("gpu_step_seconds", "metrics/wnut17/gpu/transformer_400_steps.json", GPU_SPEED[2])
 def gpu_step_seconds(shared, alone):
     """Seconds per training step of the fine-tuned runs: with 24 runs sharing the H100 (mean over runs of train seconds / steps), and one run alone (the speed run's batch words / its training words per second)."""

@@ -129,6 +129,14 @@ def test_facts_name_committed_files():
     assert not untracked, untracked
 
 
+def test_every_anchor_names_its_source():
+    rows = [line for line in ANCHORS.read_text(encoding="utf8").splitlines() if write_docs.ANCHOR_ROW.match(line)]
+    assert rows, f"no anchors in {ANCHORS}"
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+        assert len(cells) == 4 and all(cells), f"an anchor needs a name, a value, what it is and its source: {row}"
+
+
 def test_hand_typed_numbers_are_found():
     assert hand_typed("uniform gains +4.4 [+2.4, +6.2] over ner") == ["+4.4", "+2.4", "+6.2"]
     assert hand_typed("17.3 ± 1.3 macro-F1, 0.57x the time, 54 % of them") == ["17.3", "± 1.3", "0.57x", "54 %"]
