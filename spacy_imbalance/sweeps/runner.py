@@ -126,8 +126,11 @@ def _run_on_ray(
             # as many CPUs as the workers take, so that --jobs is what runs at once
             # Ray's banners (the local instance, its security notes) are not
             # our output for a Ray that lives as long as this sweep: errors only
-            ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
-                     object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.ERROR)
+            # and its workers at our priority: Ray starts them at niceness 15,
+            # so on a busy machine the trials (the whole job) would wait
+            with _environment({"RAY_worker_niceness": "0"}):
+                ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
+                         object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.ERROR)
         else:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     by_metrics = {trial.metrics: trial for trial in trials}
@@ -166,7 +169,9 @@ def _run_on_ray(
             verbose=0,
         ),
     )
-    with _quiet_tune():
+    # Tune without its own output (a results-folder banner, a TensorBoard
+    # hint): the reports and our progress lines say it all
+    with _environment({"RAY_AIR_NEW_OUTPUT": "0"}):
         grid = tuner.fit()
     failed = [result for result in grid if result.error is not None]
     if failed:
@@ -176,13 +181,11 @@ def _run_on_ray(
 
 
 @contextlib.contextmanager
-def _quiet_tune() -> Iterator[None]:
-    """Tune without its own output (a results-folder banner, a TensorBoard
-    hint): the reports and our progress lines say it all. A setting the user
-    made in the environment wins."""
-    quiet = {"RAY_AIR_NEW_OUTPUT": "0"}
-    before = {key: os.environ.get(key) for key in quiet}
-    for key, value in quiet.items():
+def _environment(settings: Dict[str, str]) -> Iterator[None]:
+    """``settings`` in os.environ for the block, then as before; a setting
+    the user made in the environment wins."""
+    before = {key: os.environ.get(key) for key in settings}
+    for key, value in settings.items():
         os.environ.setdefault(key, value)
     try:
         yield
