@@ -83,10 +83,12 @@ def selected(configs: List[str], tag: Optional[str], only: str) -> List[str]:
 
 
 def is_done(
-    metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str], budget: str = "steps"
+    metrics: Path, sha: str, max_steps: int, need_counts: bool, overrides: Dict[str, str], budget: str = "steps",
+    need_dev_curve: bool = False,
 ) -> bool:
     """Whether a run's metrics are there for this config, budget and overrides
-    (and hold the per-sentence counts when a paired comparison will need them)."""
+    (and hold the per-sentence counts when a paired comparison will need them,
+    and the dev curve when a setting is to be chosen on dev)."""
     if not metrics.exists():
         return False
     report = srsly.read_json(metrics)
@@ -96,7 +98,7 @@ def is_done(
         and report.get("budget", "steps") == budget
         and report.get("overrides", {}) == overrides
     )
-    return fresh and ("counts" in report or not need_counts)
+    return fresh and ("counts" in report or not need_counts) and ("dev_curve" in report or not need_dev_curve)
 
 
 def train_set_size(root: Path, config: str, corpus: str, seed: int, overrides: Dict[str, str]) -> Dict[str, float]:
@@ -292,6 +294,9 @@ def main(
         help="Scale each run's steps by its train reader's word factor, so that a resampled corpus gets as many epochs as the plain corpus gets from --max-steps",
     ),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
+    need_dev_curve: bool = typer.Option(
+        False, "--need-dev-curve", help="Rerun finished runs whose record has no dev curve (runs from before records kept it), for a study that chooses a setting on dev"
+    ),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
 ) -> None:
     if baseline is not None and baseline not in configs:
@@ -310,7 +315,7 @@ def main(
     for i, (corpus, config, seed) in enumerate(runs, start=1):
         metrics = root / metrics_dir / corpus / f"{run_name(config, tag)}-s{seed}.json"
         label = f"[{i}/{len(runs)}] {corpus} {run_name(config, tag)} seed {seed}"
-        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides, budget):
+        if not force and is_done(metrics, config_sha(root, config), max_steps, baseline is not None, overrides, budget, need_dev_curve):
             print(f"{label}: done before with this config, skipped ({metrics})", flush=True)
         else:
             todo.append((corpus, config, seed))

@@ -15,6 +15,12 @@ setting by a paired bootstrap (seeds paired: the same seed draws the same
 training subset or mask for every config; 1,000 resamples of the test
 sentences), written as a table of macro-F1 differences with 95 % intervals and
 to <name>-paired.json.
+
+With --choose-on-dev, each system's setting is chosen by its mean best dev
+score over seeds (the runs' dev curves: the score model-best was selected
+by), and the chosen setting's test score is set beside the best test score
+of any setting: the number a study reports is the dev choice's, and the gap
+says what choosing on test would have added. Written to <name>-dev-choice.json.
 """
 from pathlib import Path
 from statistics import mean, stdev
@@ -84,6 +90,42 @@ def markdown(runs, configs: List[str], settings: List[Tuple[str, str]], average:
 
 def seed_of(path: Path) -> int:
     return int(path.stem.rsplit("-s", 1)[1])
+
+
+def dev_choice(root: Path, corpus: str, config: str, settings: List[Tuple[str, str]]) -> Optional[Dict[str, object]]:
+    """The setting of ``config`` with the best mean dev score over its seeds,
+    its test macro-F1, and the setting best on test; None when a run lacks a
+    dev curve (benchmark.py --need-dev-curve reruns those) or none has run."""
+    means = {}
+    for tag, label in settings:
+        paths = sorted((root / "metrics" / corpus).glob(f"{tagged(config, tag)}-s*.json"))
+        reports = [srsly.read_json(path) for path in paths]
+        if not reports or any(not report.get("dev_curve") for report in reports):
+            return None
+        means[label] = {
+            "dev": mean(max(score for _, score in report["dev_curve"]) for report in reports),
+            "test": mean(report["macro"]["f"] for report in reports),
+            "runs": len(reports),
+        }
+    chosen = max(means, key=lambda label: means[label]["dev"])
+    best_on_test = max(means, key=lambda label: means[label]["test"])
+    return {"chosen": chosen, "best_on_test": best_on_test, "settings": means}
+
+
+def dev_choice_markdown(choices: Dict[str, Dict[str, object]], xlabel: str) -> str:
+    lines = [
+        f"| system | {xlabel} chosen on dev | its dev score | its test macro-F1 | best {xlabel} on test | its test macro-F1 |",
+        "| --- | --: | --: | --: | --: | --: |",
+    ]
+    for config, choice in choices.items():
+        settings = choice["settings"]
+        chosen, best = settings[choice["chosen"]], settings[choice["best_on_test"]]
+        lines.append(
+            f"| {config} | {choice['chosen']} | {100 * chosen['dev']:.1f} | {100 * chosen['test']:.1f} "
+            f"| {choice['best_on_test']} | {100 * best['test']:.1f} |"
+        )
+    lines += ["", "Dev score: the mean over seeds of each run's best dev score (its model-best's selection score); test: the mean macro-F1 of the same runs."]
+    return "\n".join(lines) + "\n"
 
 
 def paired(
@@ -173,6 +215,7 @@ def main(
     baselines: List[str] = typer.Option([], "--baseline", help="Compare every other system with this one (paired bootstrap); repeatable"),
     references: List[str] = typer.Option([], "--reference", help="An untagged run (e.g. token_ner) to pair every <config>-<TAG> with; repeatable"),
     root: Path = typer.Option(Path("."), "--root"),
+    choose_on_dev: bool = typer.Option(False, "--choose-on-dev", help="Choose each system's setting by its mean dev score and report that choice's test score"),
 ) -> None:
     pairs = []
     for item in settings:
@@ -216,6 +259,15 @@ def main(
             )
         if baselines or references:
             srsly.write_json(out.with_name(f"{name}-paired.json"), comparisons)
+        if choose_on_dev:
+            choices = {config: dev_choice(root, corpus, config, pairs) for config in configs}
+            lacking = [config for config, choice in choices.items() if choice is None]
+            if lacking:
+                typer.echo(f"{corpus}: {', '.join(lacking)} cannot be chosen on dev: a run has no dev curve (rerun: benchmark.py --need-dev-curve)", err=True)
+            choices = {config: choice for config, choice in choices.items() if choice is not None}
+            if choices:
+                srsly.write_json(out.with_name(f"{name}-dev-choice.json"), choices)
+                text += f"\n### {corpus}: {xlabel} chosen on dev\n\n{dev_choice_markdown(choices, xlabel)}"
         out.write_text(text, encoding="utf8")
         plot(runs, configs, pairs, out.with_suffix(".png"), f"{corpus}: test macro-F1 by {xlabel}", xlabel)
         typer.echo(text)

@@ -121,6 +121,35 @@ def test_study_table_cells_and_markdown(tmp_path):
     assert "| ner | 1.00 ± 0.00 |" in rates and "over 1 runs" in rates and "| other |" not in rates
 
 
+def test_study_table_chooses_each_systems_setting_on_dev(tmp_path):
+    folder = tmp_path / "metrics" / "c"
+    folder.mkdir(parents=True)
+    # (best dev scores of seeds 0 and 1, test macro-F1 of seeds 0 and 1) per lambda:
+    # 0.1 is best on dev (mean 0.35), 0.5 best on test (mean 0.25)
+    runs = {"l10": ((0.3, 0.4), (0.1, 0.2)), "l50": ((0.2, 0.3), (0.2, 0.3))}
+    for tag, (devs, tests) in runs.items():
+        for seed, (dev, test) in enumerate(zip(devs, tests)):
+            curve = [[0, 0.0], [100, dev], [200, dev - 0.05]]
+            srsly.write_json(folder / f"mom-{tag}-s{seed}.json", {"macro": {"f": test}, "dev_curve": curve})
+    choice = study_table.dev_choice(tmp_path, "c", "mom", [("l10", "0.1"), ("l50", "0.5")])
+    assert choice["chosen"] == "0.1" and choice["best_on_test"] == "0.5"
+    assert choice["settings"]["0.1"] == {"dev": pytest.approx(0.35), "test": pytest.approx(0.15), "runs": 2}
+    text = study_table.dev_choice_markdown({"mom": choice}, "lambda")
+    assert "| mom | 0.1 | 35.0 | 15.0 | 0.5 | 25.0 |" in text
+    # a run from before records kept dev curves: no choice rather than a guess
+    srsly.write_json(folder / "mom-l50-s2.json", {"macro": {"f": 0.9}})
+    assert study_table.dev_choice(tmp_path, "c", "mom", [("l10", "0.1"), ("l50", "0.5")]) is None
+
+
+def test_benchmark_a_run_without_a_dev_curve_is_redone_only_when_asked(tmp_path):
+    metrics = tmp_path / "run.json"
+    srsly.write_json(metrics, {"config_sha256": "x", "max_steps": 10, "overrides": {}, "counts": {}})
+    assert benchmark.is_done(metrics, "x", 10, True, {})
+    assert not benchmark.is_done(metrics, "x", 10, True, {}, need_dev_curve=True)
+    srsly.write_json(metrics, {"config_sha256": "x", "max_steps": 10, "overrides": {}, "counts": {}, "dev_curve": [[0, 0.1]]})
+    assert benchmark.is_done(metrics, "x", 10, True, {}, need_dev_curve=True)
+
+
 def test_missampling_record_reads_the_component_counts(tmp_path):
     model = tmp_path / "model-last"
     (model / "tok2vec").mkdir(parents=True)
