@@ -26,7 +26,8 @@ OnProgress = Callable[[Trial, int, float, float], None]
 def print_progress(trial: Trial, step: int, score: float, seconds: float) -> None:
     """One line per evaluation, so a long run is never silent."""
     minutes, rest = divmod(int(seconds), 60)
-    msg.text(f"{trial.name}: step {step}, dev score {100 * score:.1f}, {minutes}:{rest:02d} elapsed")
+    # print, not wasabi's msg.text: that wraps a long line at 80 columns
+    print(f"{trial.name}: step {step}, dev score {100 * score:.1f}, {minutes}:{rest:02d} elapsed", flush=True)
 
 
 def ray_available() -> bool:
