@@ -9,14 +9,17 @@ outcome of each decoded span is known, so that a calibration fitted there
 applies to the suspects.
 """
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from functools import partial
+from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
+from thinc.types import Floats2d
 
 from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
-from ..pipeline.tagging.decoding import greedy_non_overlapping
+from ..spans.decoding import greedy_non_overlapping
+from ..spans.scoring import Choice, score_spans, softmax
 
 # the lowest entity probability a decoded span may have: below it the spans
 # are so many and so unlikely that calibration, not the model, would decide
@@ -75,55 +78,20 @@ def span_probabilities(
     """Class probabilities of every candidate of each doc whose entity
     probability is at least ``floor``, predicted on copies of the docs'
     tokens (their annotations are not seen) after the pipeline's upstream
-    components."""
-    pipe = check_component(nlp, component, source="the pipeline")
-    upstream_off = nlp.pipe_names[nlp.pipe_names.index(component):]
-    for batch in _batches(docs, batch_size):
-        inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in batch]
-        inputs = list(nlp.pipe(inputs, disable=upstream_off, batch_size=batch_size))
-        yield from _split(pipe, inputs, floor)
+    components (``spans.scoring.score_spans``)."""
+    check_component(nlp, component, source="the pipeline")
+    choose = partial(_entity_probabilities, floor=floor)
+    for batch, spans in score_spans(nlp, component, docs, choose, batch_size=batch_size):
+        for doc_spans in spans.by_doc([len(doc) for doc in batch]):
+            yield DocSpans(doc_spans.starts, doc_spans.ends, doc_spans.columns["probs"])
 
 
-def _split(pipe: SampledSpanCategorizer, docs: List[Doc], floor: float) -> Iterator[DocSpans]:
-    ops = pipe.model.ops
-    candidates, logits = pipe.predict(docs)
-    lengths = [len(doc) for doc in docs]
-    if not len(candidates):
-        for _ in docs:
-            yield _empty(len(pipe.classes))
-        return
-    xp = ops.xp
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    probs = xp.exp(shifted)
-    probs /= probs.sum(axis=1, keepdims=True)
+def _entity_probabilities(xp: Any, logits: Floats2d, *, floor: float) -> Choice:
+    """Every class probability of the candidates whose entity probability
+    1 - p(O) is at least ``floor``."""
+    probs = softmax(xp, logits)
     keep = xp.nonzero(1.0 - probs[:, 0] >= floor)[0]
-    # one copy to the host: the kept rows and their spans
-    probs_h = ops.to_numpy(probs[keep]).astype("float32")
-    spans_h = ops.to_numpy(xp.stack([candidates.starts[keep], candidates.ends[keep] + 1, candidates.doc_ids[keep]], axis=1))
-    offsets = numpy.concatenate([[0], numpy.cumsum(lengths)])
-    bounds = numpy.searchsorted(spans_h[:, 2], numpy.arange(len(docs) + 1))
-    for i in range(len(docs)):
-        rows = slice(int(bounds[i]), int(bounds[i + 1]))
-        yield DocSpans(
-            (spans_h[rows, 0] - offsets[i]).astype("int32"),
-            (spans_h[rows, 1] - offsets[i]).astype("int32"),
-            probs_h[rows],
-        )
-
-
-def _empty(n_classes: int) -> DocSpans:
-    return DocSpans(numpy.zeros((0,), "int32"), numpy.zeros((0,), "int32"), numpy.zeros((0, n_classes), "float32"))
-
-
-def _batches(docs: Iterable[Doc], size: int) -> Iterator[List[Doc]]:
-    batch: List[Doc] = []
-    for doc in docs:
-        batch.append(doc)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+    return Choice(keep, {"probs": probs[keep]})
 
 
 def decode(spans: DocSpans, blocked: Optional[Sequence[Tuple[int, int]]] = None) -> Decoded:

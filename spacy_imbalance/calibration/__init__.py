@@ -1,7 +1,8 @@
-"""Calibrated decisions for ``sampled_spancat``: per-label thresholds tuned
-for dev macro-F1 (``thresholds``) and reliability tables of its span
-probabilities (``reliability``). See docs/calibration.md."""
-from ..pipeline.sampled_spancat import set_span_thresholds
+"""How calibrated the span probabilities of ``sampled_spancat`` are:
+reliability tables and the expected calibration error (``reliability``), and
+the report ``spacy-imbalance tune-thresholds --report`` writes (``report``).
+The thresholds themselves are tuned in ``spacy_imbalance.spans.thresholds``.
+See docs/calibration.md."""
 from .reliability import (
     Population,
     ReliabilityBin,
@@ -10,16 +11,12 @@ from .reliability import (
     reliability_table,
     span_reliability,
 )
-from .thresholds import SpanThresholdSearch, tune_span_thresholds
 
 __all__ = [
     "Population",
     "ReliabilityBin",
-    "SpanThresholdSearch",
     "expected_calibration_error",
     "plot_reliability",
     "reliability_table",
-    "set_span_thresholds",
     "span_reliability",
-    "tune_span_thresholds",
 ]

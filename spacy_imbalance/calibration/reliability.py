@@ -16,8 +16,8 @@ from spacy.tokens import Doc
 from thinc.util import to_numpy
 
 from ..pipeline.sampled_spancat import span_component
-from .matching import DevMatcher
-from .predictions import predict_spans
+from ..spans.matching import DevMatcher
+from ..spans.predictions import predict_spans
 
 # candidates below it are too many and too unlikely to read anything from
 MIN_CONFIDENCE = 0.05

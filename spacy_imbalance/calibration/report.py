@@ -6,8 +6,9 @@ from typing import Any, Dict, List, Optional
 
 import srsly
 
+from ..spans.thresholds.rule import Thresholds
+from ..spans.thresholds.tuning import SpanThresholdSearch
 from .reliability import Population, expected_calibration_error, plot_reliability, reliability_table
-from .thresholds import SpanThresholdSearch, Thresholds
 
 JSON_NAME, MARKDOWN_NAME, PLOT_NAME = "calibration.json", "calibration.md", "reliability.png"
 

@@ -1,7 +1,8 @@
+import functools
 import os
 import re
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, NoReturn, Optional
+from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional
 
 import srsly
 import typer
@@ -15,6 +16,20 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def alias(name: str, command: str, function: Callable[..., None]) -> None:
+    """Register ``name`` as another name of ``command`` (run by
+    ``function``): it takes the same arguments and options, says in one line
+    that it is an alias, then does what ``command`` does."""
+
+    # wraps: typer reads the parameters from the wrapped function's signature
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> None:
+        msg.info(f"`{name}` is an alias of `{command}`")
+        function(*args, **kwargs)
+
+    app.command(name, help=f"An alias of `{command}`: the same arguments and options.")(run)
 
 
 def fail(message: str) -> NoReturn:

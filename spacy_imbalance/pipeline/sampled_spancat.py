@@ -22,7 +22,7 @@ them, with their probabilities, go to ``doc.spans[spans_key]``. With
 ``thresholds`` (per label, e.g. from ``spacy-imbalance calibrate``) a
 candidate's most probable entity label l is predicted when p(l) >=
 thresholds[l] instead, even where O is more probable; labels without a
-threshold keep the argmax rule (docs/calibration.md).
+threshold keep the argmax rule (``spans.thresholds.rule``, docs/calibration.md).
 
 Gold comes from ``doc.ents``, or from ``doc.spans[gold_key]`` when
 ``gold_key`` is set. The gold group is a setting of its own, not
@@ -40,7 +40,6 @@ such entities: the missampling rate of Li et al. (2022, Eq. 12), reported as
 the ``missampling_rate`` score (a column of the training log) over the
 updates since the last evaluation.
 """
-import numbers
 import warnings
 from itertools import chain, islice
 from pathlib import Path
@@ -54,12 +53,14 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, doc_offsets, enumerate_candidates
-from .tagging.decoding import greedy_non_overlapping
 from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores, candidate_hidden, candidate_logits
-from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
+from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enumerate_candidates
+from ..spans.decoding import entity_candidates, greedy_non_overlapping
 from ..spans.gold import SpanTargets, count_gold, gold_labels, span_targets
+from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
+from ..spans.scoring import HostSpans, softmax
+from ..spans.thresholds.rule import check_threshold_labels, check_thresholds, threshold_vector
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
@@ -76,8 +77,6 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
 DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7}
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
 MISSAMPLING_KEY = "missampling_rate"
-# a label's threshold meaning "keep the argmax rule": above every probability
-ARGMAX = 2.0
 
 
 @Language.factory(
@@ -268,20 +267,17 @@ class SampledSpanCategorizer(ClassCountedPipe):
         every non-O span with its probability -> ``doc.spans[spans_key]``."""
         docs = list(docs)
         candidates, logits = scores
-        spans, confidence = _entity_candidates(self.model.ops, candidates, logits, self._threshold_vector())
-        # candidates are in doc order: each doc's spans are one slice
-        bounds = numpy.searchsorted(spans[:, 2], numpy.arange(len(docs) + 1))
-        offsets = doc_offsets(candidates.doc_lengths)
-        for i, doc in enumerate(docs):
-            mine = slice(int(bounds[i]), int(bounds[i + 1]))
-            self._annotate(doc, spans[mine, :2] - offsets[i], spans[mine, 3], confidence[mine])
+        entities = entity_candidates(self.model.ops, candidates, logits, self._threshold_vector())
+        for doc, doc_entities in zip(docs, entities.by_doc(candidates.doc_lengths)):
+            self._annotate(doc, doc_entities)
 
-    def _annotate(self, doc: Doc, start_end: numpy.ndarray, classes: numpy.ndarray, confidence: numpy.ndarray) -> None:
-        """One doc's non-O spans (host arrays: rows of token start and
-        exclusive end, class, probability) -> doc.ents and doc.spans[spans_key]."""
+    def _annotate(self, doc: Doc, entities: HostSpans) -> None:
+        """One doc's non-O spans (their ``label`` class and its
+        ``confidence``) -> doc.ents and doc.spans[spans_key]."""
         labels = self.classes
-        spans = [Span(doc, int(start), int(end), label=labels[int(class_id)]) for (start, end), class_id in zip(start_end, classes)]
-        kept = greedy_non_overlapping(start_end[:, 0], start_end[:, 1], confidence)
+        classes, confidence = entities.columns["label"], entities.columns["confidence"]
+        spans = [Span(doc, int(start), int(end), label=labels[int(class_id)]) for start, end, class_id in zip(entities.starts, entities.ends, classes)]
+        kept = greedy_non_overlapping(entities.starts, entities.ends, confidence)
         doc.set_ents(keep_preset(doc, [spans[k] for k in kept]), default="outside")
         spans_key = self.cfg["spans_key"]
         if spans_key is not None:
@@ -387,7 +383,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             self._generator = _seeded_generator(self.model.ops)
         batch = SamplingBatch(self.model.ops, candidates, targets.classes, step=int(self.cfg["n_updates"]))
         if self.negatives.needs_probs and len(candidates):
-            batch = batch._replace(probs=_softmax(self.model.ops.xp, candidate_logits(self.model, X, candidates)))
+            batch = batch._replace(probs=softmax(self.model.ops.xp, candidate_logits(self.model, X, candidates)))
         if self.negatives.needs_vectors and len(candidates):
             batch = batch._replace(vectors=self.model.get_ref("span_repr").predict((X, candidates.starts, candidates.ends)))
         if self.negatives.needs_hidden and len(candidates):
@@ -508,18 +504,6 @@ class SampledSpanCategorizer(ClassCountedPipe):
         check_threshold_labels(self.cfg["thresholds"], self.labels, prefix)
 
 
-def set_span_thresholds(nlp: Language, component_name: str, thresholds: Optional[Dict[str, float]]) -> None:
-    """Give the ``sampled_spancat`` component ``component_name`` new decision
-    thresholds (None: the argmax rule), in its ``cfg`` and in the pipeline
-    config: ``nlp.to_disk`` writes config.cfg from the latter, and a pipeline
-    assembled or trained on from that config.cfg would otherwise get the old
-    thresholds back."""
-    pipe = span_component(nlp, component_name)
-    pipe.set_thresholds(thresholds)
-    # nlp.config is rebuilt from these per-component configs on every access
-    nlp.get_pipe_config(component_name)["thresholds"] = pipe.thresholds
-
-
 def span_component(nlp: Language, name: str) -> SampledSpanCategorizer:
     """The ``sampled_spancat`` component ``name`` of ``nlp``; an error that
     lists the pipeline's components otherwise."""
@@ -533,51 +517,6 @@ def span_component(nlp: Language, name: str) -> SampledSpanCategorizer:
             f"the pipeline's components: {components}"
         )
     return pipe
-
-
-def check_thresholds(thresholds: Optional[Dict[str, float]], prefix: str) -> Optional[Dict[str, float]]:
-    """The thresholds as {label: float} in label order, or None for none
-    (an empty dict decides as None does). Each must be in (0, 1): at 0 every
-    candidate would be an entity, and p(l) never exceeds 1."""
-    if thresholds is None:
-        return None
-    if not isinstance(thresholds, dict):
-        raise ValueError(f"{prefix}: thresholds must be a dict of label -> threshold in (0, 1), or null; got {thresholds!r}")
-    if not thresholds:
-        return None
-    checked: Dict[str, float] = {}
-    for label, value in sorted(thresholds.items()):
-        # srsly's JSON reader (the component's cfg file) reads 0.3 back as
-        # 0.30000000000000004: 12 decimals undo that, and float32
-        # probabilities cannot tell the two apart anyway
-        number = round(float(value), 12) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
-        # `not 0 < number < 1` also refuses NaN
-        if number is None or not 0.0 < number < 1.0:
-            raise ValueError(
-                f"{prefix}: thresholds[{label!r}] is a decision threshold on the label's probability, "
-                f"in (0, 1); got {value!r}"
-            )
-        checked[str(label)] = number
-    return checked
-
-
-def check_threshold_labels(thresholds: Optional[Dict[str, float]], labels: Sequence[str], prefix: str) -> None:
-    """A threshold for a label the component does not predict is a typo or
-    a pipeline mix-up, never something to ignore."""
-    unknown = sorted(set(thresholds or ()) - set(labels))
-    if unknown:
-        raise ValueError(
-            f"{prefix}: thresholds has {'labels' if len(unknown) > 1 else 'label'} "
-            f"{', '.join(map(repr, unknown))} that the component does not know; its labels: "
-            f"{', '.join(labels) if labels else '(none yet)'}"
-        )
-
-
-def threshold_vector(classes: Sequence[str], thresholds: Dict[str, float]) -> numpy.ndarray:
-    """Per output column (O first, never used): the label's threshold, or
-    ``ARGMAX`` (above any probability) for a label that keeps the argmax rule.
-    float32, as the probabilities it is compared with."""
-    return numpy.asarray([thresholds.get(label, ARGMAX) for label in classes], dtype="float32")
 
 
 def _set_max_width(model: Model, max_span_width: int, name: str) -> None:
@@ -598,66 +537,3 @@ def _seeded_generator(ops: Ops) -> Any:
     # numpy's global state is what spacy train's fix_random_seed([training]
     # seed) set, so the sampler's stream follows the training seed
     return make_generator(ops, int(numpy.random.randint(0, 2**31 - 1)))
-
-
-def _entity_candidates(
-    ops: Ops, candidates: Candidates, logits: Floats2d, thresholds: Optional[Floats1d] = None
-) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """The candidates predicted as entities, as host arrays: rows of (global
-    start, exclusive end, doc, class) and each one's probability. Without
-    ``thresholds`` these are the candidates whose argmax class is not O,
-    their probability computed for those (few) rows only; with them
-    (``threshold_vector``, on the device) see ``_thresholded_candidates``.
-    Selected on the device and copied in one transfer: the float32
-    probabilities travel as the int32 column of their bits."""
-    if not logits.shape[0]:
-        return numpy.zeros((0, 4), dtype="int32"), numpy.zeros((0,), dtype="float32")
-    if thresholds is not None:
-        return _thresholded_candidates(ops, candidates, logits, thresholds)
-    xp = ops.xp
-    best = logits.argmax(axis=1).astype("int32")
-    entity = xp.nonzero(best > 0)[0]
-    best = best[entity]
-    shifted = logits[entity] - logits[entity, best][:, None]
-    # softmax probability of the argmax class: exp(0) over the row's sum
-    confidence = (1.0 / xp.exp(shifted).sum(axis=1)).astype("float32")
-    return _to_host(ops, candidates, entity, best, confidence)
-
-
-def _thresholded_candidates(
-    ops: Ops, candidates: Candidates, logits: Floats2d, thresholds: Floats1d
-) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """Each candidate's most probable entity label l is predicted when p(l)
-    >= thresholds[l], or, for a label without a threshold (``ARGMAX``), when
-    l is the argmax over all classes (O included). p(l) is needed for every
-    row to decide: one softmax denominator per candidate, on the device."""
-    xp = ops.xp
-    label, confidence, is_argmax = best_entity(xp, logits)
-    threshold = thresholds[label]
-    entity = xp.nonzero(xp.where(threshold > 1.0, is_argmax, confidence >= threshold))[0]
-    return _to_host(ops, candidates, entity, label[entity], confidence[entity])
-
-
-def best_entity(xp: Any, logits: Floats2d) -> Tuple[Ints1d, Floats1d, Any]:
-    """Per candidate (on the logits' device): the most probable entity
-    column l (>= 1; the first on ties), its float32 softmax probability p(l)
-    and whether l is the argmax over all classes. That is l's logit above
-    O's: ``argmax`` gives O on a tie, as O is column 0."""
-    label = (logits[:, 1:].argmax(axis=1) + 1).astype("int32")
-    top = xp.take_along_axis(logits, label[:, None], axis=1)
-    confidence = (1.0 / xp.exp(logits - top).sum(axis=1)).astype("float32")
-    return label, confidence, top[:, 0] > logits[:, 0]
-
-
-def _to_host(
-    ops: Ops, candidates: Candidates, entity: Ints1d, label: Ints1d, confidence: Floats1d
-) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    columns = [candidates.starts[entity], candidates.ends[entity] + 1, candidates.doc_ids[entity], label, confidence.view("int32")]
-    rows = ops.to_numpy(ops.xp.stack(columns, axis=1))
-    return rows[:, :4], numpy.ascontiguousarray(rows[:, 4]).view("float32")
-
-
-def _softmax(xp: Any, logits: Floats2d) -> Floats2d:
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    exp = xp.exp(shifted)
-    return exp / exp.sum(axis=1, keepdims=True)

@@ -11,15 +11,18 @@ group) are not scored; a prediction touching a token whose annotation is
 missing is not counted. Entities the docs already have (from a component
 before this one) are kept and win, as ``keep_preset`` does: they are
 predictions, and a decoded span overlapping one is dropped after decoding.
+
+``check_gold`` and ``check_dev_gold`` refuse dev data with no gold to match:
+every threshold search (of ``sampled_spancat`` and of ``two_task_ner``) would
+score 0 everywhere on it.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
 
-from ..pipeline.tagging.thresholds import check_gold
-from ..pipeline.tagging.decoding import greedy_non_overlapping
 from ..scorers.counts import FN, FP, TP
+from .decoding import greedy_non_overlapping
 from .predictions import SpanPredictions
 
 Gold = Tuple[str, int, int]  # label, global start, exclusive end
@@ -71,6 +74,16 @@ class DevMatcher:
         p = self.predictions
         kept = greedy_non_overlapping(p.starts[chosen], p.ends[chosen], p.confidence[chosen])
         return chosen[numpy.asarray(kept, dtype="int64")]
+
+
+def check_gold(gold_docs: Sequence[Doc], source: str = "the dev docs") -> None:
+    """Thresholds tuned on data without entities are noise: macro-F1 is 0
+    (or undefined) at every threshold, and the first of the grid would win."""
+    if not any(doc.ents for doc in gold_docs):
+        raise ValueError(
+            f"{source} has no gold entities ({len(gold_docs)} docs): macro-F1 is 0 at every threshold "
+            "pair, so there is nothing to tune on; give dev data with entities"
+        )
 
 
 def check_dev_gold(gold_docs: Sequence[Doc], gold_key: Optional[str], source: str = "the dev docs") -> None:

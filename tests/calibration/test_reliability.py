@@ -13,7 +13,7 @@ from spacy_imbalance.calibration import (
     span_reliability,
 )
 
-from .scripted import NAME, gold_doc, scripted_nlp
+from ..spans.scripted import NAME, gold_doc, scripted_nlp
 
 CONFIDENCE = [0.05, 0.15, 0.15, 0.55, 0.65, 0.95, 0.95, 1.0]
 CORRECT = [False, True, False, True, False, True, True, True]

@@ -1,4 +1,5 @@
-"""Threshold tuning of two_task_ner: the grid search and the CLI command."""
+"""Threshold tuning of two_task_ner: the grid search of its threshold pair
+(pipeline.tagging.thresholds) and the tune-thresholds command on it."""
 import hashlib
 import shutil
 
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 
 import spacy_imbalance.pipeline.two_task_ner  # noqa: F401  (registers the factory in-process)
 from spacy_imbalance.cli import app
-from spacy_imbalance.pipeline.tagging.thresholds import MIN_STEP, default_grid, search_thresholds
+from spacy_imbalance.pipeline.tagging.thresholds import search_thresholds
 
 TRAIN_DATA = [
     ("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]),
@@ -42,24 +43,6 @@ def trained_dir(tmp_path_factory):
 
 def gold_docs(nlp, path):
     return list(DocBin().from_disk(path).get_docs(nlp.vocab))
-
-
-def test_default_grid():
-    assert default_grid(0.25) == [0.25, 0.5, 0.75]
-    assert len(default_grid()) == 19
-    with pytest.raises(ValueError, match="grid step"):
-        default_grid(0.7)
-
-
-def test_default_grid_has_a_size_limit():
-    """A tiny step used to start a grid of 10^8 pairs (1e-4) without a word."""
-    assert default_grid(0.5) == [0.5]
-    assert len(default_grid(MIN_STEP)) == 199
-    for step in (1e-4, MIN_STEP / 2, 0.0, -0.05, 0.51, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match=rf"grid step must be in \[0.005, 0.5\], at most 199 thresholds per axis, got {step}"):
-            default_grid(step)
-    with pytest.raises(ValueError, match=r"got 0.0001 \(9999 thresholds per axis\)"):
-        default_grid(1e-4)
 
 
 def test_search_finds_the_macro_f_maximum(trained_dir):
@@ -237,11 +220,8 @@ def test_cli_missing_data_is_a_clear_error(trained_dir, tmp_path):
 @pytest.mark.parametrize("command", ["calibrate", "tune-thresholds"])
 def test_a_subnormal_step_is_refused_before_the_model_loads(tmp_path, command):
     """Found by the property test: --step 5e-324 raised OverflowError while
-    default_grid built its message (math.ceil(1 / step) of inf)."""
-    with pytest.raises(ValueError, match=r"got 5e-324 \(over 1e308 thresholds per axis\)"):
-        default_grid(5e-324)
-    with pytest.raises(ValueError, match=r"got 1e-300 \(about 1e\+300 thresholds per axis\)"):
-        default_grid(1e-300)
+    default_grid built its message (math.ceil(1 / step) of inf; the grid's
+    own test: tests/spans/thresholds/test_grid.py)."""
     dev = tmp_path / "dev.conll"
     dev.write_text("Ann\tB-PER\nsings\tO\n", encoding="utf8")
     # MODEL does not exist: the step is refused before it would be loaded
@@ -249,3 +229,15 @@ def test_a_subnormal_step_is_refused_before_the_model_loads(tmp_path, command):
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
     output = " ".join(result.output.split())
     assert "--step must be in [0.005, 0.5], at most 199 thresholds per axis, got 5e-324" in output and "no-model" not in output
+
+
+def test_cli_finds_the_two_task_ner_and_refuses_the_options_of_sampled_spancat(trained_dir, tmp_path):
+    """One command for both kinds: --component is found when left out, and
+    an option of the other kind is an error, never silently ignored."""
+    before = digest(trained_dir)
+    dev = str(trained_dir.parent / "dev.spacy")
+    for option, name in ((["--report", str(tmp_path / "report")], "--report"), (["--min-gain", "1"], "--min-gain"), (["--no-shared"], "--shared/--no-shared")):
+        result = CliRunner().invoke(app, ["tune-thresholds", str(trained_dir), dev, "-o", str(tmp_path / "x"), *option])
+        assert result.exit_code == 1
+        assert f"{name} does not apply to the two_task_ner 'two_task_ner'; see --help" in " ".join(result.output.split())
+    assert digest(trained_dir) == before and not (tmp_path / "x").exists() and not (tmp_path / "report").exists()

@@ -1,5 +1,6 @@
-"""spacy-imbalance calibrate: tuned per-label thresholds of sampled_spancat
-saved only where they help and never over the inputs, and the report.
+"""spacy-imbalance tune-thresholds on a sampled_spancat: tuned per-label
+thresholds saved only where they help and never over the inputs, and the
+report (``calibrate``, its alias: tests/cli/test_calibrate.py).
 
 The pipeline's output layer is set to give every candidate the same
 probabilities, (O, LOC, PER) = (0.6, 0.3, 0.1), so every score is known:
@@ -18,8 +19,8 @@ from spacy.training import Example
 from spacy.util import load_config
 from typer.testing import CliRunner
 
-from spacy_imbalance.calibration import set_span_thresholds
 from spacy_imbalance.cli import app
+from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
 
 DEV = [("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]), ("Talk to Kate .", [(8, 12, "PER")])]
 NAME = "sampled_spancat"
@@ -45,7 +46,7 @@ def dev_path(model_dir):
 
 
 def run(*args):
-    result = CliRunner().invoke(app, ["calibrate", *map(str, args)])
+    result = CliRunner().invoke(app, ["tune-thresholds", *map(str, args)])
     return result.exit_code, " ".join(result.output.split())
 
 
@@ -57,7 +58,7 @@ def ents(nlp):
     return [[(e.text, e.label_) for e in doc.ents] for doc in nlp.pipe([text for text, _ in DEV])]
 
 
-def test_calibrate_saves_improving_thresholds_to_output(model_dir, tmp_path):
+def test_spancat_saves_improving_thresholds_to_output(model_dir, tmp_path):
     before = digest(model_dir)
     out = tmp_path / "tuned"
     code, output = run(model_dir, dev_path(model_dir), "-o", out, "--no-shared", "--min-gain", "0")
@@ -71,7 +72,7 @@ def test_calibrate_saves_improving_thresholds_to_output(model_dir, tmp_path):
     assert digest(model_dir) == before and ents(spacy.load(model_dir)) == [[], []]
 
 
-def test_calibrate_in_place(model_dir, tmp_path):
+def test_spancat_in_place(model_dir, tmp_path):
     model = tmp_path / "model"
     shutil.copytree(model_dir, model)
     code, output = run(model, dev_path(model_dir), "--in-place", "--step", "0.1", "--no-shared", "--min-gain", "0")
@@ -80,7 +81,7 @@ def test_calibrate_in_place(model_dir, tmp_path):
     assert load_config(model / "config.cfg")["components"][NAME]["thresholds"] == {"LOC": 0.1}
 
 
-def test_calibrate_tries_a_shared_threshold_first(model_dir, tmp_path):
+def test_spancat_tries_a_shared_threshold_first(model_dir, tmp_path):
     out = tmp_path / "tuned"
     code, output = run(model_dir, dev_path(model_dir), "-o", out)
     assert code == 0, output
@@ -90,7 +91,7 @@ def test_calibrate_tries_a_shared_threshold_first(model_dir, tmp_path):
     assert code == 1 and "--min-gain" in output
 
 
-def test_calibrate_needs_output_or_in_place_and_never_writes_over_inputs(model_dir, tmp_path):
+def test_spancat_needs_output_or_in_place_and_never_writes_over_inputs(model_dir, tmp_path):
     before = digest(model_dir)
     dev = dev_path(model_dir)
     code, output = run(model_dir, dev)
@@ -111,7 +112,7 @@ def test_calibrate_needs_output_or_in_place_and_never_writes_over_inputs(model_d
     assert digest(model_dir) == before and not (tmp_path / "x").exists()
 
 
-def test_calibrate_keeps_thresholds_the_grid_does_not_beat(model_dir, tmp_path):
+def test_spancat_keeps_thresholds_the_grid_does_not_beat(model_dir, tmp_path):
     model = tmp_path / "model"
     nlp = spacy.load(model_dir)
     set_span_thresholds(nlp, NAME, {"LOC": 0.05})
@@ -127,7 +128,7 @@ def test_calibrate_keeps_thresholds_the_grid_does_not_beat(model_dir, tmp_path):
     assert spacy.load(out).get_pipe(NAME).thresholds == {"LOC": 0.05}
 
 
-def test_calibrate_writes_the_report(model_dir, tmp_path):
+def test_spancat_writes_the_report(model_dir, tmp_path):
     """Reliability: the 10 one-token spans at p(LOC) = 0.3, 1 - p(O) = 0.4;
     2 have the gold label (London, Paris), 3 a gold span (and Kate): both
     populations fall in one bin, 0.1 from their accuracy."""
@@ -149,7 +150,7 @@ def test_calibrate_writes_the_report(model_dir, tmp_path):
     assert (report / "reliability.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_calibrate_reads_conll(model_dir, tmp_path):
+def test_spancat_reads_conll(model_dir, tmp_path):
     conll = tmp_path / "dev.conll"
     conll.write_text("I\tO\nlike\tO\nLondon\tB-LOC\nand\tO\nParis\tB-LOC\n.\tO\n\nTalk\tO\nto\tO\nKate\tB-PER\n.\tO\n")
     code, output = run(model_dir, conll, "-o", tmp_path / "tuned", "--no-shared", "--min-gain", "0")
@@ -157,7 +158,7 @@ def test_calibrate_reads_conll(model_dir, tmp_path):
     assert "macro 0.0 16.7" in output and spacy.load(tmp_path / "tuned").get_pipe(NAME).thresholds == {"LOC": 0.05}
 
 
-def test_calibrate_names_the_component_option(model_dir, tmp_path):
+def test_spancat_names_the_component_option(model_dir, tmp_path):
     code, output = run(model_dir, dev_path(model_dir), "-o", tmp_path / "x", "--component", "ner")
     assert code == 1
     assert "--component ner: the pipeline has no component 'ner'; its components: sampled_spancat" in output
@@ -170,7 +171,7 @@ def test_calibrate_names_the_component_option(model_dir, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def test_calibrate_refuses_dev_data_without_entities(model_dir, tmp_path):
+def test_spancat_refuses_dev_data_without_entities(model_dir, tmp_path):
     no_ents = tmp_path / "no_ents.spacy"
     DocBin(docs=[spacy.blank("en")("Nothing to see here .")]).to_disk(no_ents)
     code, output = run(model_dir, no_ents, "-o", tmp_path / "x")
@@ -179,6 +180,32 @@ def test_calibrate_refuses_dev_data_without_entities(model_dir, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [(["--step", "0.6"], "--step must be in [0.005, 0.5]"), (["--batch-size", "0"], "--batch-size must be >= 1")])
-def test_calibrate_validates_options_first(tmp_path, args, message):
+def test_spancat_validates_options_first(tmp_path, args, message):
     code, output = run(tmp_path / "no-model", tmp_path / "no-data.spacy", "-o", tmp_path / "out", *args)
     assert code == 1 and message in output
+
+
+def test_spancat_is_found_without_the_component_option_and_names_the_choices(model_dir, tmp_path):
+    """One command for every kind of component: without --component it tunes
+    the pipeline's only sampled_spancat or two_task_ner, and says so when
+    there is none or more than one."""
+    code, output = run(model_dir, dev_path(model_dir), "-o", tmp_path / "tuned", "--no-shared", "--min-gain", "0")
+    assert code == 0 and spacy.load(tmp_path / "tuned").get_pipe(NAME).thresholds == {"LOC": 0.05}
+    none = spacy.blank("en")
+    none.add_pipe("sentencizer")
+    none.to_disk(tmp_path / "none")
+    code, output = run(tmp_path / "none", dev_path(model_dir), "-o", tmp_path / "x")
+    assert code == 1
+    assert "the pipeline has no sampled_spancat or two_task_ner component to tune; its components: sentencizer" in output
+    two = spacy.load(model_dir)
+    two.add_pipe(NAME, name="second", source=spacy.load(model_dir))
+    two.to_disk(tmp_path / "two")
+    code, output = run(tmp_path / "two", dev_path(model_dir), "-o", tmp_path / "x")
+    assert code == 1 and "the pipeline has 2 components to tune (sampled_spancat, second): name one with --component" in output
+    assert not (tmp_path / "x").exists()
+
+
+def test_spancat_refuses_the_options_of_two_task_ner(model_dir, tmp_path):
+    code, output = run(model_dir, dev_path(model_dir), "-o", tmp_path / "x", "--plot", tmp_path / "grid.png")
+    assert code == 1 and "--plot does not apply to the sampled_spancat 'sampled_spancat'; see --help" in output
+    assert not (tmp_path / "x").exists() and not (tmp_path / "grid.png").exists()

@@ -592,25 +592,6 @@ def test_a_probability_equal_to_its_threshold_is_predicted_and_a_tie_with_o_is_n
     assert results == [([], []), ([], []), ([("x", "LOC")], [0.5])]
 
 
-def test_thresholds_without_a_label_decide_as_null(trained):
-    """The threshold path with every label on the argmax rule selects the
-    same spans, labels and probabilities as the null path, on random scores."""
-    from spacy_imbalance.pipeline.sampled_spancat import _entity_candidates, threshold_vector
-
-    nlp, _, _ = trained
-    pipe = nlp.get_pipe("sampled_spancat")
-    ops = pipe.model.ops
-    candidates = enumerate_candidates(ops, [5, 0, 9], 8)
-    logits = numpy.random.default_rng(1).normal(size=(len(candidates), 3)).astype("f")
-    logits[:, 0] += 0.5
-    spans, confidence = _entity_candidates(ops, candidates, logits)
-    all_argmax = ops.asarray1f(threshold_vector(pipe.classes, {}))
-    spans_t, confidence_t = _entity_candidates(ops, candidates, logits, all_argmax)
-    assert 0 < len(spans) < len(candidates)
-    numpy.testing.assert_array_equal(spans_t, spans)
-    numpy.testing.assert_allclose(confidence_t, confidence, rtol=1e-6)
-
-
 def test_empty_thresholds_are_null(trained):
     nlp = make_nlp(thresholds={})
     assert nlp.get_pipe("sampled_spancat").thresholds is None
@@ -620,7 +601,7 @@ def test_empty_thresholds_are_null(trained):
 @pytest.fixture
 def thresholded(trained):
     """A copy of the trained pipeline with thresholds low enough to change its spans."""
-    from spacy_imbalance.calibration import set_span_thresholds
+    from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
 
     nlp, _, _ = trained
     copy = make_nlp().from_bytes(nlp.to_bytes())
@@ -652,7 +633,7 @@ def test_thresholds_round_trip_through_disk_and_config(trained, thresholded, tmp
 
 
 def test_thresholds_back_to_null_round_trip(thresholded, tmp_path):
-    from spacy_imbalance.calibration import set_span_thresholds
+    from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
 
     set_span_thresholds(thresholded, "sampled_spancat", None)
     thresholded.to_disk(tmp_path / "model")
@@ -678,7 +659,7 @@ def test_threshold_for_an_unknown_label_fails_at_initialize():
 
 
 def test_threshold_for_an_unknown_label_fails_when_set(trained):
-    from spacy_imbalance.calibration import set_span_thresholds
+    from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
 
     nlp, _, _ = trained
     with pytest.raises(ValueError, match=r"thresholds has labels 'GPE', 'ORG' that the component does not know; its labels: LOC, PER"):
@@ -688,15 +669,6 @@ def test_threshold_for_an_unknown_label_fails_when_set(trained):
     assert nlp.get_pipe("sampled_spancat").thresholds is None  # nothing was set
     with pytest.raises(ValueError, match="the pipeline has no component 'ner'; its components: sampled_spancat"):
         set_span_thresholds(nlp, "ner", {"LOC": 0.5})
-
-
-def test_set_span_thresholds_refuses_other_components():
-    from spacy_imbalance.calibration import set_span_thresholds
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    with pytest.raises(ValueError, match="'sentencizer' is a Sentencizer, not a sampled_spancat; the pipeline's components: sentencizer"):
-        set_span_thresholds(nlp, "sentencizer", {"LOC": 0.5})
 
 
 def test_threshold_for_an_unknown_label_fails_at_from_disk(thresholded, tmp_path):

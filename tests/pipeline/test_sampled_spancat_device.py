@@ -6,7 +6,7 @@ import pytest
 from spacy.language import Language
 from spacy.util import fix_random_seed
 
-from spacy_imbalance.calibration import set_span_thresholds
+from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
 
 from .test_sampled_spancat import SAMPLERS, TRAIN_DATA, ents_of, make_examples, make_nlp
 from ..device import cycled, device, seeded_updates, pipe_counts, update_counts

@@ -1,7 +1,8 @@
 """A sampled_spancat whose predictions are written by hand: each doc's
 candidates get the class probabilities a table gives them (by doc text and
-token span), every other candidate is O-sure. Tests of the calibration
-code then know every probability, and so every decision and score."""
+token span), every other candidate is O-sure. Tests of the threshold
+search and of the calibration tables then know every probability, and so
+every decision and score."""
 from typing import Dict, Sequence, Tuple
 
 import numpy

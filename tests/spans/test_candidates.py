@@ -1,4 +1,4 @@
-"""Span candidates, their gold classes and the greedy span decoder."""
+"""Span candidates and their gold classes."""
 import numpy
 import pytest
 import spacy
@@ -9,7 +9,6 @@ from spacy.training import Example
 from thinc.api import NumpyOps
 
 from spacy_imbalance.spans.candidates import enumerate_candidates, n_candidates, touching
-from spacy_imbalance.pipeline.tagging.decoding import greedy_non_overlapping
 from spacy_imbalance.spans.gold import UNKNOWN, count_gold, span_targets
 
 OPS = NumpyOps()
@@ -118,31 +117,6 @@ def test_span_targets_from_a_span_group_and_unknown_labels():
     assert targets.masked is None
     with pytest.raises(ValueError, match="gold label 'Y' is not among the component's labels"):
         span_targets(OPS, [eg], cands, {"X": 0}, gold_key="gold")
-
-
-def test_greedy_decoder_keeps_the_best_non_overlapping_spans():
-    starts = numpy.array([0, 1, 3, 0, 4])
-    ends = numpy.array([2, 3, 4, 1, 6])
-    scores = numpy.array([0.9, 0.95, 0.5, 0.6, 0.5])
-    # [1, 3) (0.95) first; [0, 2) overlaps it; [0, 1), [3, 4) and [4, 6) are free
-    assert greedy_non_overlapping(starts, ends, scores) == [3, 1, 2, 4]
-    assert greedy_non_overlapping(numpy.array([]), numpy.array([]), numpy.array([])) == []
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 15), st.integers(1, 4), st.floats(0, 1)), max_size=25))
-def test_greedy_decoder_never_overlaps_and_is_maximal(spans):
-    starts = numpy.array([s for s, _, _ in spans], dtype=int)
-    ends = numpy.array([s + w for s, w, _ in spans], dtype=int)
-    scores = numpy.array([p for _, _, p in spans])
-    kept = greedy_non_overlapping(starts, ends, scores)
-    covered = numpy.zeros(20, dtype=int)
-    for k in kept:
-        covered[starts[k] : ends[k]] += 1
-    assert covered.max(initial=0) <= 1
-    # every dropped span overlaps a kept one with a score at least as high
-    for i in set(range(len(spans))) - set(kept):
-        assert any(starts[k] < ends[i] and starts[i] < ends[k] and scores[k] >= scores[i] for k in kept)
 
 
 def test_fast_gold_path_equals_the_aligned_biluo_path():

@@ -1,7 +1,6 @@
-"""Decoders: constrained Viterbi for tag sequences (``token_ner``,
-``two_task_ner``) and greedy non-overlapping spans (``sampled_spancat``).
-
-Constrained Viterbi finds the highest-scoring *valid* tag sequence.
+"""Constrained Viterbi for tag sequences (``token_ner``, ``two_task_ner``):
+the highest-scoring *valid* tag sequence. (Scored spans are decoded in
+``spacy_imbalance.spans.decoding``.)
 
 A per-token argmax can emit ``O I-PER`` or ``B-LOC I-PER``; reading entities
 off such a sequence needs guesses. Instead the decoder maximises the sum of
@@ -87,21 +86,3 @@ def _penalties(ops: Ops, masks: _MaskKey) -> Tuple[Floats1d, Floats2d, Floats1d]
     table = numpy.vstack([start[None, :], trans, end[None, :]])
     device = ops.asarray2f(numpy.where(table, 0.0, _FORBIDDEN).astype("float32"))
     return device[0], device[1 : n_tags + 1], device[n_tags + 1]
-
-
-def greedy_non_overlapping(starts: numpy.ndarray, ends: numpy.ndarray, scores: numpy.ndarray) -> List[int]:
-    """Spans (token ``starts``, exclusive ``ends``) kept greedily by descending
-    score, each only when it overlaps no span kept before it (Li et al. 2021,
-    Sec. 2.3). Returns their indices in text order. Ties keep the earlier
-    index, so the result does not depend on the sort's stability."""
-    if len(starts) == 0:
-        return []
-    order = numpy.lexsort((numpy.arange(len(scores)), -numpy.asarray(scores)))
-    taken = numpy.zeros(int(numpy.max(ends)), dtype=bool)
-    kept = []
-    for i in order:
-        start, end = int(starts[i]), int(ends[i])
-        if not taken[start:end].any():
-            taken[start:end] = True
-            kept.append(int(i))
-    return sorted(kept, key=lambda i: int(starts[i]))

@@ -2,10 +2,9 @@
 
 AUC training ranks entity tokens above the rest without calibrating the
 sigmoid scores, so 0.5 is an arbitrary cut. The pipeline runs once; every
-(entity, begin) threshold pair of the grid is then decoded and scored with the
-same matching rules as ``spacy-imbalance evaluate``.
+(entity, begin) threshold pair of the grid (``spans.thresholds.grid``) is then
+decoded and scored with the same matching rules as ``spacy-imbalance evaluate``.
 """
-import math
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -17,14 +16,11 @@ from tqdm import tqdm
 
 from ...scorers.aggregate import scores_dict
 from ...scorers.counts import ents_counts
+from ...spans.matching import check_gold
+from ...spans.thresholds.grid import default_grid
 from .two_task import make_spans
 
 Thresholds = Tuple[float, float]
-
-# Every pair of the grid decodes the whole dev set: 0.005 gives 199
-# thresholds per axis, ~40 000 pairs; 1e-4 would give 10^8.
-MIN_STEP = 0.005
-MAX_STEP = 0.5
 
 
 @dataclass
@@ -41,39 +37,6 @@ class ThresholdSearch:
         """Whether the best pair of the grid beats the current thresholds
         (a tie keeps the current ones)."""
         return self.best_macro_f > self.current_macro_f
-
-
-def default_grid(step: float = 0.05, *, setting: str = "the grid step") -> List[float]:
-    """step, 2 step, ... below 1. ``setting`` names the step in the error."""
-    # `not (...)` also rejects NaN
-    if not (MIN_STEP <= step <= MAX_STEP):
-        size = f" ({_grid_size(step)} thresholds per axis)" if 0 < step < MIN_STEP else ""
-        raise ValueError(
-            f"{setting} must be in [{MIN_STEP}, {MAX_STEP}], at most {math.ceil(1.0 / MIN_STEP) - 1} thresholds "
-            f"per axis, got {step}{size}"
-        )
-    return [round(float(x), 6) for x in numpy.arange(step, 1.0 - 1e-9, step)]
-
-
-def _grid_size(step: float) -> str:
-    """The thresholds per axis a step in (0, MIN_STEP) would give, as text:
-    1 / step overflows to inf for a subnormal step (5e-324), and math.ceil(inf)
-    raises OverflowError, so such a size is said, not computed."""
-    per_axis = 1.0 / step
-    if not math.isfinite(per_axis):
-        return "over 1e308"
-    # exact while it is readable; 1e-308 would give a 309-digit count
-    return f"{math.ceil(per_axis) - 1}" if per_axis < 1e9 else f"about {per_axis:.3g}"
-
-
-def check_gold(gold_docs: Sequence[Doc], source: str = "the dev docs") -> None:
-    """Thresholds tuned on data without entities are noise: macro-F1 is 0
-    (or undefined) at every pair, and the first pair of the grid would win."""
-    if not any(doc.ents for doc in gold_docs):
-        raise ValueError(
-            f"{source} has no gold entities ({len(gold_docs)} docs): macro-F1 is 0 at every threshold "
-            "pair, so there is nothing to tune on; give dev data with entities"
-        )
 
 
 def two_task_component(nlp: Language, name: str) -> Any:

@@ -1,4 +1,5 @@
-"""Per-label decision thresholds of ``sampled_spancat`` that maximise dev macro-F1.
+"""Per-label decision thresholds of ``sampled_spancat`` that maximise dev
+macro-F1, and setting them into a pipeline.
 
 The argmax rule predicts a label only where it beats O. A model trained on
 imbalanced data (or with sampled negatives) gives a rare label
@@ -22,12 +23,13 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..pipeline.sampled_spancat import span_component, threshold_vector
-from ..scorers.aggregate import prf
-from .matching import DevMatcher, check_dev_gold
-from .predictions import SpanPredictions, predict_spans
+from ...pipeline.sampled_spancat import span_component
+from ...scorers.aggregate import prf
+from ..matching import DevMatcher, check_dev_gold
+from ..predictions import SpanPredictions, predict_spans
+from .grid import check_grid
+from .rule import Thresholds, predicted, threshold_vector
 
-Thresholds = Dict[str, float]
 # dev macro-F1 (0-1) a per-label change must add: half a point
 DEFAULT_MIN_GAIN = 0.005
 
@@ -67,7 +69,7 @@ def tune_span_thresholds(
 ) -> SpanThresholdSearch:
     """The search of ``search_thresholds`` on the gold ``docs``, starting
     from the component's own thresholds (``grid``: e.g. ``default_grid(0.05)``
-    from ``pipeline.tagging.thresholds``)."""
+    from ``spans.thresholds.grid``)."""
     grid = check_grid(grid)
     current = span_component(nlp, component).thresholds or {}
     matcher = dev_matcher(nlp, component, docs, floor=search_floor(grid, current), batch_size=batch_size)
@@ -173,14 +175,19 @@ def decide(predictions: SpanPredictions, thresholds: Thresholds) -> numpy.ndarra
     on the host): p(l) >= thresholds[l] in float32, or the argmax rule for a
     label without one."""
     vector = threshold_vector(predictions.classes, thresholds)[predictions.labels]
-    return numpy.where(vector > 1.0, predictions.is_argmax, predictions.confidence >= vector)
+    return predicted(numpy, vector, predictions.confidence, predictions.is_argmax)
 
 
-def check_grid(grid: Sequence[float]) -> List[float]:
-    values = [float(v) for v in grid]
-    if not values or any(not 0.0 < v < 1.0 for v in values):
-        raise ValueError(f"the threshold grid must be a non-empty list of values in (0, 1), got {list(grid)!r}")
-    return sorted(set(values))
+def set_span_thresholds(nlp: Language, component_name: str, thresholds: Optional[Thresholds]) -> None:
+    """Give the ``sampled_spancat`` component ``component_name`` new decision
+    thresholds (None: the argmax rule), in its ``cfg`` and in the pipeline
+    config: ``nlp.to_disk`` writes config.cfg from the latter, and a pipeline
+    assembled or trained on from that config.cfg would otherwise get the old
+    thresholds back."""
+    pipe = span_component(nlp, component_name)
+    pipe.set_thresholds(thresholds)
+    # nlp.config is rebuilt from these per-component configs on every access
+    nlp.get_pipe_config(component_name)["thresholds"] = pipe.thresholds
 
 
 def _with(thresholds: Thresholds, label: str, value: Optional[float]) -> Thresholds:

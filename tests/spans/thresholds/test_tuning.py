@@ -1,6 +1,6 @@
 """The per-label threshold search of sampled_spancat: the search on a
 constructed case, scores identical to the component's scorer, validation
-and speed."""
+and speed, and setting the thresholds into a pipeline."""
 import time
 
 import numpy
@@ -8,14 +8,19 @@ import pytest
 import spacy
 from spacy.tokens import Doc, Span
 
-from spacy_imbalance.calibration import set_span_thresholds, tune_span_thresholds
-from spacy_imbalance.calibration.matching import DevMatcher
-from spacy_imbalance.calibration.predictions import SpanPredictions
-from spacy_imbalance.calibration.thresholds import check_grid, dev_matcher, score_thresholds, search_thresholds
-from spacy_imbalance.pipeline.tagging.thresholds import default_grid
+from spacy_imbalance.spans.matching import DevMatcher
+from spacy_imbalance.spans.predictions import SpanPredictions
+from spacy_imbalance.spans.thresholds.grid import check_grid, default_grid
+from spacy_imbalance.spans.thresholds.tuning import (
+    dev_matcher,
+    score_thresholds,
+    search_thresholds,
+    set_span_thresholds,
+    tune_span_thresholds,
+)
 
-from ..device import device
-from .scripted import NAME, examples, gold_doc, scripted_nlp
+from ...device import device
+from ..scripted import NAME, examples, gold_doc, scripted_nlp
 
 LABELS = ("LOC", "PER", "RARE")
 # (O, LOC, PER, RARE). RARE loses to O on both gold spans (0.37, 0.32);
@@ -259,3 +264,10 @@ def test_a_tweet_sized_dev_set_tunes_in_seconds():
     search = search_thresholds(DevMatcher(predictions, docs), {}, default_grid(0.05))
     assert time.perf_counter() - start < 30
     assert search.best_macro_f >= search.current_macro_f
+
+
+def test_set_span_thresholds_refuses_other_components():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    with pytest.raises(ValueError, match="'sentencizer' is a Sentencizer, not a sampled_spancat; the pipeline's components: sentencizer"):
+        set_span_thresholds(nlp, "sentencizer", {"LOC": 0.5})
