@@ -16,9 +16,9 @@ ROOT = Path(__file__).parent.parent
 @pytest.fixture(autouse=True)
 def _fresh_reader_announcements():
     """Readers print their summary once per process: start every test afresh."""
-    from spacy_imbalance.corpus import _source
+    from spacy_imbalance.corpus import source
 
-    _source._announced.clear()
+    source._announced.clear()
     yield
 
 

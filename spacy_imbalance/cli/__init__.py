@@ -1,5 +1,5 @@
 """The ``spacy-imbalance`` command line (also ``python -m spacy_imbalance``)."""
-from ._app import app
+from ._app import app, setting_value, split_sets
 from . import (  # noqa: F401  (register commands)
     advise,
     audit,
@@ -18,4 +18,5 @@ from . import (  # noqa: F401  (register commands)
     undersample,
 )
 
-__all__ = ["app"]
+# the --set parsing of the commands, for the project's benchmark scripts too
+__all__ = ["app", "setting_value", "split_sets"]

@@ -7,7 +7,7 @@ from spacy.training import Example
 from typer.testing import CliRunner
 
 from spacy_imbalance.cli import app
-from spacy_imbalance.corpus._source import sentence_examples, split_example
+from spacy_imbalance.corpus.source import sentence_examples, split_example
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
 from spacy_imbalance.corpus.sentences import bio_tags, mention_bounds, sentence_docs
 

@@ -1,4 +1,4 @@
-"""What the readers share (``corpus/_source.py``): a CoNLL path reads as the
+"""What the readers share (``corpus/source.py``): a CoNLL path reads as the
 commands read it (issue 31, L3: it gave 0 examples and only spaCy's W090)."""
 import warnings
 
@@ -7,7 +7,7 @@ import spacy
 from spacy.util import registry
 from thinc.api import Config
 
-from spacy_imbalance.corpus._source import ConllCorpus, source_corpus
+from spacy_imbalance.corpus.source import ConllCorpus, source_corpus
 from spacy_imbalance.corpus.conll import ConllFormatError
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
 

@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, example_like, sentence_examples, source_corpus
+from ..source import ReaderT, announce, example_like, sentence_examples, source_corpus
 from .augmentation import AugmentMethod, augmented_copies, validate_settings
 
 

@@ -9,7 +9,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, describe_source, sentence_examples, source_corpus
+from ..source import ReaderT, announce, describe_source, sentence_examples, source_corpus
 from ..gold_checks import has_gold, unreachable_gold
 from .distant import (
     DEFAULT_FRACTION,

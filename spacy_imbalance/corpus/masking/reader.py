@@ -10,7 +10,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, describe_source, sentence_examples, source_corpus
+from ..source import ReaderT, announce, describe_source, sentence_examples, source_corpus
 from ..gold_checks import check_no_empty_spans, has_gold
 from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts, unmaskable_gold
 

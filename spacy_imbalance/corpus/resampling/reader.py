@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, sentence_examples, source_corpus
+from ..source import ReaderT, announce, sentence_examples, source_corpus
 from .resampling import CountUnit, Method, sentence_weights
 
 

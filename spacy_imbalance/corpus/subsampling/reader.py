@@ -9,7 +9,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .._source import ReaderT, announce, sentence_examples, source_corpus
+from ..source import ReaderT, announce, sentence_examples, source_corpus
 from .subsampling import check_subsample_settings, entity_token_share, subsample_indices
 
 NAME = "spacy-imbalance.SubsampledCorpus.v1"

@@ -9,7 +9,7 @@ from spacy.util import registry
 
 from ..sentences import sentence_docs
 from .undersampling import check_ratio, undersample_doc
-from .._source import example_like
+from ..source import example_like
 
 
 class BalancedUndersampler:
