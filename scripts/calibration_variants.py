@@ -10,42 +10,15 @@ a record of that choice, not a test of it.
 Each run's result is kept in metrics/<corpus>/<name>.json and not computed
 again; --only RUN,... (the project's selection) leaves out the other configs.
 """
-import sys
 from pathlib import Path
-from statistics import mean, stdev
-from typing import Dict, List
+from typing import List
 
-import spacy
 import srsly
 import typer
 
-sys.path.insert(0, str(Path(__file__).parent))
-from benchmark import parse_seeds  # noqa: E402  (scripts/ is not a package)
-
-from spacy_imbalance.calibration.thresholds import dev_matcher, score_thresholds, search_thresholds  # noqa: E402
-from spacy_imbalance.corpus.docs_io import load_docs  # noqa: E402
-from spacy_imbalance.pipeline.tagging.thresholds import default_grid  # noqa: E402
-
-# name -> search settings (None: the argmax rule, no search)
-VARIANTS = {
-    "argmax": None,
-    "per-label": {"shared": False, "min_gain": 0.0},
-    "shared": {"shared": True, "min_gain": 0.999},
-    "shared, then per-label +0.5 (default)": {"shared": True, "min_gain": 0.005},
-    "per-label +0.5": {"shared": False, "min_gain": 0.005},
-}
-
-
-def run_variants(model: Path, dev, test, component: str) -> Dict[str, Dict[str, float]]:
-    nlp = spacy.load(model)
-    grid = default_grid(0.05)
-    on_dev = dev_matcher(nlp, component, dev, floor=min(grid))
-    on_test = dev_matcher(nlp, component, test, floor=min(grid))
-    scores = {}
-    for name, settings in VARIANTS.items():
-        thresholds = {} if settings is None else search_thresholds(on_dev, {}, grid, **settings).best
-        scores[name] = {"dev": score_thresholds(on_dev, thresholds)[0], "test": score_thresholds(on_test, thresholds)[0]}
-    return scores
+from bench.calibration_variants import run_variants, variants_table
+from bench.options import only_names, parse_seeds
+from spacy_imbalance.corpus.docs_io import load_docs
 
 
 def main(
@@ -58,7 +31,7 @@ def main(
     only: str = typer.Option("", "--only", help="Comma-separated configs to do (as in metrics/<corpus>/); empty: all"),
 ) -> None:
     seeds = parse_seeds(seed_values)
-    names = {n.strip() for n in only.split(",") if n.strip()}
+    names = only_names(only)
     configs = [config for config in configs if not names or config in names]
     data = root / "corpus" / corpus
     dev, test = load_docs(data / "dev.spacy"), load_docs(data / "test.spacy")
@@ -75,23 +48,7 @@ def main(
                 results[run] = run_variants(model, dev, test, component)
                 srsly.write_json(out, results)
             print(run, {k: round(100 * v["test"], 1) for k, v in results[run].items()}, flush=True)
-    lines = [
-        f"Test macro-F1 (dev in brackets), mean over seeds {', '.join(map(str, seeds))}, and the mean test change against argmax:",
-        "",
-        "| system | " + " | ".join(VARIANTS) + " |",
-        "| --- | " + " | ".join("--:" for _ in VARIANTS) + " |",
-    ]
-    for config in configs:
-        runs = [results[f"{config}-s{seed}"] for seed in seeds]
-        cells = []
-        for variant in VARIANTS:
-            test_f = [100 * r[variant]["test"] for r in runs]
-            dev_f = [100 * r[variant]["dev"] for r in runs]
-            delta = [t - 100 * r["argmax"]["test"] for t, r in zip(test_f, runs)]
-            spread = f" ± {stdev(test_f):.1f}" if len(test_f) > 1 else ""
-            change = "" if variant == "argmax" else f", {mean(delta):+.1f}"
-            cells.append(f"{mean(test_f):.1f}{spread} ({mean(dev_f):.1f}){change}")
-        lines.append(f"| {config} | " + " | ".join(cells) + " |")
+    lines = variants_table(results, configs, seeds)
     if not configs:
         lines = [f"No run selected (--only {only})."]
     (root / "metrics" / corpus / f"{name}.md").write_text("\n".join(lines) + "\n", encoding="utf8")

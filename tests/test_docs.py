@@ -11,13 +11,9 @@ from typing import Iterator, List, Set, Tuple
 
 import pytest
 
-from .conftest import ROOT
+from scripts import write_docs  # scripts/: a folder of the project root, which pytest puts on sys.path
 
-sys.path.insert(0, str(ROOT / "scripts"))
-try:
-    import write_docs
-finally:
-    sys.path.pop(0)
+from .conftest import ROOT
 
 SOURCES = [ROOT / "docs" / "src", ROOT / "docs" / "benchmarks" / "src"]
 # quoted figures from the literature, each with its source

@@ -1,25 +1,18 @@
-"""The GPU scripts (scripts/gpu/): what can be checked without a GPU."""
-import importlib.util
+"""The GPU scripts (scripts/gpu/): what can be checked without a GPU.
+
+gather.py stands alone (it runs on the GPU machine before anything is
+installed there): its functions are imported from scripts/ (a folder of the
+project root, which pytest puts on sys.path), not from bench."""
 import io
 import json
-import sys
 import tarfile
 
 import pytest
 import typer
 
+from scripts.gpu import collect, gather
+
 from .conftest import ROOT
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(f"gpu_{name}", ROOT / "scripts" / "gpu" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gather = load("gather")
-collect = load("collect")
 
 
 def test_gather_bundles_pin_every_package_once():
@@ -102,8 +95,8 @@ def test_collect_keeps_tables_runs_and_failures_compactly(tmp_path, monkeypatch)
 
 
 def test_check_configs_names_a_missing_config():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    check = load("check_configs")
+    from scripts.gpu import check_configs as check
+
     with pytest.raises(typer.BadParameter, match="no such config in configs/: nope"):
         check.main(configs=["ner", "nope"], globs=[], skip=[], corpus="wnut17", max_steps=1, gpu_id=-1, jobs=1, sets=[],
                    name="x", child="")

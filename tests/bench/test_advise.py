@@ -1,0 +1,28 @@
+"""The validation of `spacy-imbalance advise` (bench/advise.py)."""
+import pytest
+import srsly
+
+from bench.advise import benchmark_runs, tag, trials_wall_clock
+
+
+def test_advise_validation_reads_the_full_benchmark_of_a_setting(tmp_path):
+    folder = tmp_path / "metrics" / "c"
+    folder.mkdir(parents=True)
+    for name, f in [("ner-m50-s0", 0.1), ("ner-m50-s1", 0.2), ("uniform-m50-s0", 0.3), ("uniform-m50-s1", 0.4),
+                    ("top-m50-s0", 0.9), ("uniform-m0-s0", 0.5), ("uniform-m0-s1", 0.5)]:
+        srsly.write_json(folder / f"{name}.json", {"macro": {"f": f}})
+    runs = benchmark_runs(tmp_path, "c", 0.5, [0, 1])
+    # top has no seed 1: not part of the full benchmark of these seeds
+    assert sorted(runs) == ["ner", "uniform"] and [r["macro"]["f"] for r in runs["uniform"]] == [0.3, 0.4]
+    assert tag(0.5) == "m50" and tag(0.0) == "m0"
+
+
+def test_advise_validation_wall_clock_spans_the_trials(tmp_path):
+    import os
+
+    for name, end, seconds in [("a", 1000.0, 100.0), ("b", 1300.0, 250.0)]:
+        path = tmp_path / f"{name}.json"
+        srsly.write_json(path, {"train_seconds": seconds})
+        os.utime(path, (end, end))
+    # from the first start (900) to the last end (1300)
+    assert trials_wall_clock(tmp_path) == pytest.approx(400.0)
