@@ -97,7 +97,7 @@ def main(
         record: Dict[str, Any] = {"config": config}
         start = time.perf_counter()
         try:
-            report, _ = run_one(corpus, config, 0, max_steps, gpu_id, ROOT, overrides, run, metrics_dir, training_dir)
+            report = run_one(corpus, config, 0, max_steps, gpu_id, ROOT, overrides, run, metrics_dir, training_dir)
             record.update(
                 macro_f=report["macro"]["f"], micro_f=report["micro"]["f"], train_seconds=report["train_seconds"],
                 stopped_at=stopped_at(report),
