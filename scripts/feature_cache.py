@@ -20,53 +20,13 @@ this one process, one after the other, with the threads torch is given
 import random
 import time
 from pathlib import Path
-from typing import List
 
 import srsly
 import typer
 
+from bench.feature_cache import batches_of, features_shim, init, predictions
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def batches_of(examples: list, batch_words: int) -> List[list]:
-    batches, batch, n = [], [], 0
-    for eg in examples:
-        batch.append(eg)
-        n += len(eg.predicted)
-        if n >= batch_words:
-            batches.append(batch)
-            batch, n = [], 0
-    if batch:
-        batches.append(batch)
-    return batches
-
-
-def init(config_path: Path, corpus: Path, seed: int):
-    from spacy.training import Corpus
-    from spacy.training.initialize import init_nlp
-    from spacy.util import fix_random_seed, load_config
-
-    config = load_config(
-        config_path,
-        overrides={"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy"), "system.seed": seed},
-    )
-    nlp = init_nlp(config)
-    fix_random_seed(seed)
-    train = list(Corpus(corpus / "train.spacy", gold_preproc=True)(nlp))
-    dev = list(Corpus(corpus / "dev.spacy", gold_preproc=True)(nlp))
-    return nlp, train, dev
-
-
-def features_shim(nlp):
-    from spacy_imbalance.layers.frozen_transformer import FrozenTransformerShim
-
-    return next(shim for node in nlp.get_pipe("tok2vec").model.walk() for shim in node.shims if isinstance(shim, FrozenTransformerShim))
-
-
-def predictions(nlp, examples: list) -> List[tuple]:
-    # the examples' own tokens (gold_preproc), so that every run sees the same words
-    docs = nlp.pipe(eg.predicted.copy() for eg in examples)
-    return [tuple((ent.start, ent.end, ent.label_) for ent in doc.ents) for doc in docs]
 
 
 def main(

@@ -16,23 +16,11 @@ from typing import List
 import srsly
 import typer
 
-from spacy_imbalance.sweeps import Trial, ray_available, run_trials
+from bench.options import only_names, parse_list
+from bench.sweep_speed import trials_for
+from spacy_imbalance.sweeps import ray_available, run_trials
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def trials_for(corpus: str, configs: List[str], seeds: List[int], steps: int, folder: Path) -> List[Trial]:
-    data = ROOT / "corpus" / corpus
-    return [
-        Trial(
-            name=f"{config} seed {seed}", config=str(ROOT / "configs" / f"{config}.cfg"),
-            output=str(folder / f"{config}-s{seed}"), metrics=str(folder / f"{config}-s{seed}.json"),
-            train=str(data / "train.spacy"), dev=str(data / "dev.spacy"), test=str(data / "test.spacy"),
-            seed=seed, max_steps=steps,
-        )
-        for config in configs
-        for seed in seeds
-    ]
 
 
 def main(
@@ -46,7 +34,7 @@ def main(
     only: str = typer.Option("", "--only", help="Comma-separated run names; runs only when empty or naming sweep-speed"),
 ) -> None:
     out = ROOT / metrics_dir / corpus / "sweep_speed.json"
-    if only.strip() and "sweep-speed" not in {name.strip() for name in only.split(",")}:
+    if only.strip() and "sweep-speed" not in only_names(only):
         print(f"--only {only}: the sweep-speed benchmark is not selected", flush=True)
         if not out.with_suffix(".md").exists():  # the write-up includes it: say it has not run
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -54,13 +42,13 @@ def main(
         return
     if not ray_available():
         raise typer.BadParameter("needs Ray: pip install 'spacy-imbalance[ray]'", param_hint="--workers")
-    seeds = [int(s) for s in seed_values.split(",") if s.strip()]
+    seeds = parse_list(seed_values, int, "--seed")
     modes = [("one after another", 1), (f"Ray, {workers} workers", workers)]
     rows = []
     scores = {}
     for label, n_workers in modes:
         folder = ROOT / work_dir / f"workers-{n_workers}"
-        trials = trials_for(corpus, configs, seeds, max_steps, folder)
+        trials = trials_for(ROOT, corpus, configs, seeds, max_steps, folder)
         print(f"{label}: {len(trials)} trials ...", flush=True)
         start = time.perf_counter()
         reports = run_trials(trials, workers=n_workers, storage=ROOT / work_dir / "ray", name=f"sweep-speed-{n_workers}")

@@ -12,7 +12,6 @@ With --before REV each config is also measured as it was at git revision REV
 their values from the JSON already there, or show as not measured): a quick
 pass of the project's workflows names none.
 """
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -21,51 +20,10 @@ from typing import List, Optional
 import srsly
 import typer
 
+from bench.options import only_names
+from bench.transformer.probe import config_file, probe, table
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def probe(config_path: Path, train: Path, n_sentences: int, n_updates: int, seed: int) -> List[float]:
-    import spacy
-    from spacy.training import Corpus
-    from spacy.util import fix_random_seed, load_config
-
-    fix_random_seed(seed)
-    config = load_config(config_path, overrides={"paths.train": str(train), "paths.dev": str(train)}, interpolate=True)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
-    examples = list(Corpus(str(train), gold_preproc=True)(nlp))[:n_sentences]
-    optimizer = nlp.initialize(lambda: examples)
-    squared = []
-    for _ in range(n_updates):
-        losses: dict = {}
-        nlp.update(examples, sgd=optimizer, losses=losses)
-        squared.append(float(losses.get("transformer", 0.0)))
-    return squared
-
-
-def config_file(name: str, folder: Path) -> Path:
-    """configs/<name>.cfg, or for REV:NAME the file at git revision REV, copied into ``folder``."""
-    if ":" not in name:
-        return ROOT / "configs" / f"{name}.cfg"
-    rev, path = name.split(":", 1)
-    text = subprocess.run(["git", "show", f"{rev}:configs/{path}.cfg"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    out = folder / f"{rev}-{path.replace('/', '-')}.cfg"
-    out.write_text(text, encoding="utf8")
-    return out
-
-
-def table(report: dict) -> str:
-    n = report["updates"]
-    lines = [
-        f"Squared gradient reaching the fine-tuned encoder (`losses['transformer']`) in each of the first {n} updates "
-        f"on {report['sentences']} {report['corpus']} train sentences (CPU, seed {report['seed']}); REV:config is the config at git revision REV.",
-        "",
-        "| config | " + " | ".join(f"update {i + 1}" for i in range(n)) + " |",
-        "| --- | " + " | ".join("--:" for _ in range(n)) + " |",
-    ]
-    for config, values in report["configs"].items():
-        cells = [f"{v:.3g}" for v in values] if values is not None else ["not measured yet"] + [""] * (n - 1)
-        lines.append(f"| {config} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
 
 
 def main(
@@ -90,7 +48,7 @@ def main(
         "configs": {},
     }
     configs = [name for config in configs for name in ([f"{before}:{config}"] if before else []) + [config]]
-    chosen = set(configs) if only is None else {name.strip() for name in only.split(",") if name.strip()}
+    chosen = set(configs) if only is None else only_names(only)
     earlier = srsly.read_json(output)["configs"] if output.exists() else {}
     tmp = tempfile.mkdtemp()
     for config in configs:
@@ -98,7 +56,7 @@ def main(
             report["configs"][config] = earlier.get(config)
             continue
         start = time.time()
-        report["configs"][config] = probe(config_file(config, Path(tmp)), train, n_sentences, n_updates, seed)
+        report["configs"][config] = probe(config_file(ROOT, config, Path(tmp)), train, n_sentences, n_updates, seed)
         print(f"{config}: {['%.3g' % x for x in report['configs'][config]]} ({time.time() - start:.0f} s)", flush=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, report)
