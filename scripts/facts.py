@@ -413,6 +413,20 @@ def advise_minutes(*runs):
     return {name: run["advise_seconds"] / 60 for name, run in zip(ADVISE, runs)}
 
 
+# --- the demo (README) -------------------------------------------------------
+
+DEMO = ("metrics/demo/wnut16/ner-m50-s0.json", "metrics/demo/wnut16/sampled_spancat_uniform-m50-s0.json")
+
+
+@fact("demo", *DEMO)
+def demo(ner, spancat):
+    """The committed demo run: its two runs' wall-clock minutes (training and scoring, side by side on Ray) and the cores of the machine it ran on."""
+    return {
+        "minutes": max(run["wall_seconds"] for run in (ner, spancat)) / 60,
+        "cores": ner["provenance"]["cpu_cores"],
+    }
+
+
 # --- GPU check (docs/benchmarks/gpu.md) ------------------------------------
 
 
