@@ -14,22 +14,6 @@ if TYPE_CHECKING:
 Entities = Tuple[Tuple[int, int, str], ...]
 
 
-def batches_of(examples: List["Example"], batch_words: int) -> List[List["Example"]]:
-    """Consecutive batches of about ``batch_words`` words (the last one shorter)."""
-    batches: List[List["Example"]] = []
-    batch: List["Example"] = []
-    n = 0
-    for eg in examples:
-        batch.append(eg)
-        n += len(eg.predicted)
-        if n >= batch_words:
-            batches.append(batch)
-            batch, n = [], 0
-    if batch:
-        batches.append(batch)
-    return batches
-
-
 def init(config_path: Path, corpus: Path, seed: int) -> Tuple["Language", List["Example"], List["Example"]]:
     """The initialised pipeline of a config, and the train and dev examples of ``corpus``."""
     from spacy.training import Corpus

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
+from .batches import word_batches
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
@@ -73,13 +74,7 @@ def train_child(config_path: Path, corpus: Path, model_out: Path, steps: int, wa
     fix_random_seed(seed)
     examples = list(Corpus(corpus / "train.spacy", gold_preproc=True)(nlp))
     # fixed batches of about batch_words words, cycled: every config sees the same data
-    batches, batch, n = [], [], 0
-    for eg in examples:
-        batch.append(eg)
-        n += len(eg.predicted)
-        if n >= batch_words:
-            batches.append(batch)
-            batch, n = [], 0
+    batches = word_batches(examples, batch_words, keep_rest=False)
     optimizer = nlp.create_optimizer()  # the config's [training.optimizer]
     profiler = cProfile.Profile() if profile_out else None
     words = 0

@@ -24,7 +24,8 @@ from pathlib import Path
 import srsly
 import typer
 
-from bench.feature_cache import batches_of, features_shim, init, predictions
+from bench.batches import word_batches
+from bench.feature_cache import features_shim, init, predictions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,7 +57,7 @@ def main(
         order = list(train)
         rng.shuffle(order)
         start = time.perf_counter()
-        for batch in batches_of(order, batch_words):
+        for batch in word_batches(order, batch_words):
             nlp.update(batch, sgd=optimizer, drop=0.1)
         epoch_seconds.append(time.perf_counter() - start)
         typer.echo(f"{config} epoch {epoch}: {epoch_seconds[-1]:.1f} s ({n_words / epoch_seconds[-1]:,.0f} words/s), cache {len(shim.cache)} docs")
@@ -80,7 +81,7 @@ def main(
     # fine-tuning the same transformer: words/s of updates on batches of the same size
     ft_nlp, ft_train, _ = init(root / "configs" / f"{finetune}.cfg", data, seed)
     ft_optimizer = ft_nlp.create_optimizer()
-    ft_batches = batches_of(ft_train, batch_words)[: finetune_steps + 1]
+    ft_batches = word_batches(ft_train, batch_words)[: finetune_steps + 1]
     ft_nlp.update(ft_batches[0], sgd=ft_optimizer, drop=0.1)  # warm-up, not timed
     start = time.perf_counter()
     ft_words = 0
