@@ -22,7 +22,7 @@ def _by_doc(spans: Sequence[SpanKey]) -> Dict[int, List[SpanKey]]:
     return grouped
 
 
-def _key(span: SpanKey, mode: str) -> tuple:
+def _key(span: SpanKey, mode: str) -> Tuple[object, ...]:
     return span if mode == "exact_label" else span[:3]
 
 
