@@ -116,7 +116,8 @@ def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dic
             "stopped_by_budget": stopped_by_budget,
             **({"steps_trained": budget_step} if stopped_by_budget else {}),
             "wall_seconds": time.perf_counter() - start,
-            "provenance": run_provenance(trial.gpu_id),
+            # this process's record, with the threads its training process had
+            "provenance": {**run_provenance(trial.gpu_id), "omp_threads": trial.threads, "torch_threads": trial.threads},
         }
     )
     report.update(step_record(report))
