@@ -12,22 +12,42 @@
 #   PART=tokens    two_task_ner (AUC-2T, fitted thresholds), 3 seeds
 #   PART=masking   ner against sampled_spancat (uniform) with entities masked at p = 0.5, 3 seeds
 #
-# STEPS (default 1000, the project's transformer_steps), EVAL (44: once an
-# epoch), TIMEOUT (seconds per part). The recipe (rates, warm-up) is the
-# configs'; every run records the GPU, driver, CUDA, CuPy and torch.
+# STEPS (default 1000, the project's transformer_steps), EVAL (default 100,
+# the configs' and project.yml's transformer_eval_frequency), TIMEOUT (seconds
+# per part), MINUTES (headline: a time budget per run, spacy-imbalance.time_budget.v1,
+# so that every run stops, keeps model-best and is evaluated inside the call;
+# a run it stops records stopped_by_budget and the step it reached). The recipe
+# (rates, warm-up) is the configs'; every run records the GPU, driver, CUDA,
+# CuPy and torch.
 set -uo pipefail
 PART=${PART:?set PART to headline, probe, tokens or masking}
 STEPS=${STEPS:-1000}
-EVAL=${EVAL:-44}
+EVAL=${EVAL:-100}
 T=${TIMEOUT:-540}
 COMMON="--corpus wnut17 --max-steps $STEPS --gpu-id 0 --set training.eval_frequency=$EVAL --set components.transformer.model.name.name=$MINILM"
-HEADLINE="--config transformer/ner --config transformer/spancat_singlelabel --config transformer/sampled_spancat_uniform
-  --config transformer/sampled_spancat_weighted_v2 --config transformer/token_ner_wce2"
+HEADLINE_CONFIGS="transformer/ner transformer/spancat_singlelabel transformer/sampled_spancat_uniform transformer/sampled_spancat_weighted_v2 transformer/token_ner_wce2"
+HEADLINE=$(for config in $HEADLINE_CONFIGS; do printf -- '--config %s ' "$config"; done)
+# no spaces inside the JSON: the variable is split into --set and its value
+BUDGET=${MINUTES:+--set training.before_update={\"@callbacks\":\"spacy-imbalance.time_budget.v1\",\"minutes\":$MINUTES}}
 case $PART in
   headline)
-    timeout $T python scripts/benchmark.py $COMMON --seed 0,1,2 --jobs 15 --summary transformer_finetuned --baseline transformer/ner $HEADLINE
-    # the same runs, paired against the other built-in (nothing retrains)
-    python scripts/benchmark.py $COMMON --seed 0,1,2 --summary transformer_finetuned_vs_spancat --baseline transformer/spancat_singlelabel $HEADLINE ;;
+    # one benchmark process per run: benchmark.py's --jobs runs side by side
+    # only on Ray, which the GPU image lacks (without it they run in turn)
+    for config in $HEADLINE_CONFIGS; do
+      for seed in 0 1 2; do
+        timeout $T python scripts/benchmark.py $COMMON $BUDGET --seed $seed --config $config --summary _run_${config##*/}_s$seed \
+          > "headline_${config##*/}_s$seed.log" 2>&1 &
+      done
+    done
+    wait
+    rm -f metrics/wnut17/_run_*
+    tail -n 2 headline_*.log
+    # every run is done: these two only summarise, paired against each built-in
+    python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 --summary transformer_finetuned --baseline transformer/ner $HEADLINE
+    python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 --summary transformer_finetuned_vs_spancat --baseline transformer/spancat_singlelabel $HEADLINE
+    # seed 0 of each system: saved and reloaded on the GPU, and loaded on the CPU
+    python scripts/gpu/reload_check.py $(for config in $HEADLINE_CONFIGS; do printf -- 'training/wnut17/%s-s0/model-best ' "$config"; done) \
+      --corpus wnut17 --name reload_check_transformer ;;
   probe)
     for lr in 5e-5 1e-4 3e-4; do
       timeout $T python scripts/benchmark.py $COMMON --seed 0 --jobs 3 --summary transformer_probe_enc$lr --tag enc$lr \
