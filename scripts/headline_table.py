@@ -25,7 +25,7 @@ from bench.options import parse_list
 
 
 def main(
-    name: str = typer.Argument(..., help="Writes metrics/<corpus>/<name>.md, .json and _dev.png"),
+    name: str = typer.Argument(..., help="Writes metrics/<corpus>/<name>.md, .json and _dev.png (a name may hold a folder: gpu/NAME)"),
     corpora: List[str] = typer.Option(..., "--corpus"),
     encoder: str = typer.Option(..., "--encoder", help="The config folder of the runs: vectors or features"),
     seeds: str = typer.Option("0,1,2", "--seed", help="Comma-separated seeds"),
@@ -39,7 +39,7 @@ def main(
         out.write_text(text.replace("{name}", name), encoding="utf8")
         srsly.write_json(out.with_suffix(".json"), result, indent=0)
         if present:
-            plot_dev_curves(present, out.with_name(f"{name}_dev.png"), f"Dev macro-F1, {corpus}, {encoder} encoder")
+            plot_dev_curves(present, out.with_name(f"{out.stem}_dev.png"), f"Dev macro-F1, {corpus}, {encoder} encoder")
         typer.echo(text.replace("{name}", name))
 
 

@@ -45,9 +45,14 @@ case $PART in
     # every run is done: these two only summarise, paired against each built-in
     python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 --summary transformer_finetuned --baseline transformer/ner $HEADLINE
     python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 --summary transformer_finetuned_vs_spancat --baseline transformer/spancat_singlelabel $HEADLINE
+    # archived at once: the next call's copy of the working tree removes what
+    # this one wrote under metrics/, and a call cut at its limit archives nothing
+    tar czf "${OUT:-.}/headline.tgz" metrics/wnut17/transformer metrics/wnut17/transformer_finetuned* \
+      $(find training -name "*.log") headline_*.log
     # seed 0 of each system: saved and reloaded on the GPU, and loaded on the CPU
     python scripts/gpu/reload_check.py $(for config in $HEADLINE_CONFIGS; do printf -- 'training/wnut17/%s-s0/model-best ' "$config"; done) \
-      --corpus wnut17 --name reload_check_transformer ;;
+      --corpus wnut17 --name reload_check_transformer
+    tar czf "${OUT:-.}/reload.tgz" metrics/wnut17/reload_check_transformer.* ;;
   probe)
     for lr in 5e-5 1e-4 3e-4; do
       timeout $T python scripts/benchmark.py $COMMON --seed 0 --jobs 3 --summary transformer_probe_enc$lr --tag enc$lr \
