@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fine-tuned MiniLM benchmarks on WNUT-2017 (spacy and transformers bundles
 # installed, MINILM set by remote.sh), in parts that each fit one 10-minute
-# call; the runs of a part train at once (one core each; keep a part under
+# call, archived into $OUT (PART.tgz) in that call; the runs of a part train at once (one core each; keep a part under
 # about 15 runs: 24 filled the 80 GB of an H100).
 #
 #   PART=headline  the fine-tuned headline (project.yml benchmark-transformer's
@@ -14,7 +14,7 @@
 #
 # STEPS (default 1000, the project's transformer_steps), EVAL (default 100,
 # the configs' and project.yml's transformer_eval_frequency), TIMEOUT (seconds
-# per part), MINUTES (headline: a time budget per run, spacy-imbalance.time_budget.v1,
+# per run), MINUTES (a time budget per run, spacy-imbalance.time_budget.v1,
 # so that every run stops, keeps model-best and is evaluated inside the call;
 # a run it stops records stopped_by_budget and the step it reached). The recipe
 # (rates, warm-up) is the configs'; every run records the GPU, driver, CUDA,
@@ -25,47 +25,64 @@ STEPS=${STEPS:-1000}
 EVAL=${EVAL:-100}
 T=${TIMEOUT:-540}
 COMMON="--corpus wnut17 --max-steps $STEPS --gpu-id 0 --set training.eval_frequency=$EVAL --set components.transformer.model.name.name=$MINILM"
-HEADLINE_CONFIGS="transformer/ner transformer/spancat_singlelabel transformer/sampled_spancat_uniform transformer/sampled_spancat_weighted_v2 transformer/token_ner_wce2"
-HEADLINE=$(for config in $HEADLINE_CONFIGS; do printf -- '--config %s ' "$config"; done)
 # no spaces inside the JSON: the variable is split into --set and its value
 BUDGET=${MINUTES:+--set training.before_update={\"@callbacks\":\"spacy-imbalance.time_budget.v1\",\"minutes\":$MINUTES}}
+HEADLINE_CONFIGS="transformer/ner transformer/spancat_singlelabel transformer/sampled_spancat_uniform transformer/sampled_spancat_weighted_v2 transformer/token_ner_wce2"
+
+# side_by_side "CONFIGS" "SEEDS" "SUMMARY OPTIONS" [run options...]: one
+# benchmark process per run, all at once (benchmark.py's --jobs runs side by
+# side only on Ray, which the GPU image lacks: without it they run in turn),
+# each log in run_<config>_s<seed>[_<tag>].log; then one more call, with the
+# summary options (--summary, --baseline), that only summarises: every run is
+# done by then
+side_by_side() {
+  local configs=$1 seeds=$2 summary=$3 config seed tag="" i
+  shift 3
+  local args=("$@")
+  for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[$i]}" = "--tag" ] && tag=_${args[$((i + 1))]}; done
+  for config in $configs; do
+    for seed in ${seeds//,/ }; do
+      # a --summary of its own: the runs' summaries would overwrite each other
+      timeout $T python scripts/benchmark.py $COMMON $BUDGET --seed "$seed" --config "$config" "$@" --summary "_run_${config##*/}_s$seed$tag" \
+        > "run_${config##*/}_s$seed$tag.log" 2>&1 &
+    done
+  done
+  wait
+  rm -f metrics/wnut17/_run_*
+  tail -q -n 1 run_*.log
+  # shellcheck disable=SC2086
+  python scripts/benchmark.py $COMMON $BUDGET --seed "$seeds" $(printf -- '--config %s ' $configs) "$@" $summary
+}
+
 case $PART in
   headline)
-    # one benchmark process per run: benchmark.py's --jobs runs side by side
-    # only on Ray, which the GPU image lacks (without it they run in turn)
-    for config in $HEADLINE_CONFIGS; do
-      for seed in 0 1 2; do
-        timeout $T python scripts/benchmark.py $COMMON $BUDGET --seed $seed --config $config --summary _run_${config##*/}_s$seed \
-          > "headline_${config##*/}_s$seed.log" 2>&1 &
-      done
-    done
-    wait
-    rm -f metrics/wnut17/_run_*
-    tail -n 2 headline_*.log
-    # every run is done: these two only summarise, paired against each built-in
-    python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 --summary transformer_finetuned --baseline transformer/ner $HEADLINE
-    python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 --summary transformer_finetuned_vs_spancat --baseline transformer/spancat_singlelabel $HEADLINE
+    side_by_side "$HEADLINE_CONFIGS" 0,1,2 "--summary transformer_finetuned --baseline transformer/ner"
+    # the same runs paired against the other built-in (nothing retrains)
+    python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 $(printf -- '--config %s ' $HEADLINE_CONFIGS) \
+      --summary transformer_finetuned_vs_spancat --baseline transformer/spancat_singlelabel
     # archived at once: the next call's copy of the working tree removes what
     # this one wrote under metrics/, and a call cut at its limit archives nothing
     tar czf "${OUT:-.}/headline.tgz" metrics/wnut17/transformer metrics/wnut17/transformer_finetuned* \
-      $(find training -name "*.log") headline_*.log
+      $(find training -name "*.log") run_*.log
     # seed 0 of each system: saved and reloaded on the GPU, and loaded on the CPU
-    python scripts/gpu/reload_check.py $(for config in $HEADLINE_CONFIGS; do printf -- 'training/wnut17/%s-s0/model-best ' "$config"; done) \
+    python scripts/gpu/reload_check.py $(printf -- 'training/wnut17/%s-s0/model-best ' $HEADLINE_CONFIGS) \
       --corpus wnut17 --name reload_check_transformer
     tar czf "${OUT:-.}/reload.tgz" metrics/wnut17/reload_check_transformer.* ;;
   probe)
     for lr in 5e-5 1e-4 3e-4; do
-      timeout $T python scripts/benchmark.py $COMMON --seed 0 --jobs 3 --summary transformer_probe_enc$lr --tag enc$lr \
-        --set training.optimizer.encoder_learn_rate.initial_rate=$lr \
-        --config transformer/ner --config transformer/sampled_spancat_uniform --config transformer/token_ner_wce2 &
-    done ;;
+      side_by_side "transformer/ner transformer/sampled_spancat_uniform transformer/token_ner_wce2" 0 "--summary transformer_probe_enc$lr" \
+        --tag enc$lr --set training.optimizer.encoder_learn_rate.initial_rate=$lr &
+    done
+    wait ;;
   tokens)
-    timeout $T python scripts/benchmark.py $COMMON --seed 0,1,2 --jobs 3 --summary transformer_finetuned_two_task --tag fitted \
-      --config transformer/two_task_auc_type_head --set components.two_task_ner.en_threshold=null --set components.two_task_ner.be_threshold=null & ;;
+    side_by_side transformer/two_task_auc_type_head 0,1,2 "--summary transformer_finetuned_two_task" --tag fitted \
+      --set components.two_task_ner.en_threshold=null --set components.two_task_ner.be_threshold=null ;;
   masking)
-    timeout $T python scripts/benchmark.py $COMMON --seed 0,1,2 --jobs 6 --summary transformer_finetuned_masking_m50 --baseline transformer/ner --tag m50 \
-      --config transformer/ner --config transformer/sampled_spancat_uniform \
-      --set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}" & ;;
+    side_by_side "transformer/ner transformer/sampled_spancat_uniform" 0,1,2 \
+      "--summary transformer_finetuned_masking_m50 --baseline transformer/ner" --tag m50 \
+      --set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}" ;;
   *) echo "PART must be headline, probe, tokens or masking" >&2; exit 2 ;;
 esac
-wait
+if [ "$PART" != headline ]; then
+  tar czf "${OUT:-.}/$PART.tgz" metrics/wnut17/transformer metrics/wnut17/transformer_* $(find training -name "*.log") run_*.log
+fi
