@@ -92,3 +92,40 @@ def test_bench_stands_apart_from_its_location_and_from_the_package():
         assert "__file__" not in path.read_text(encoding="utf8"), f"{path.relative_to(ROOT)}: the project root is passed in"
     for path in PACKAGE.rglob("*.py"):
         assert not [name for name in imported_names(path) if name.split(".")[0] == "bench"], path.relative_to(ROOT)
+
+
+def mapped_folders(text: str) -> List[str]:
+    """The folders the layout block of docs/src/development.md names, as paths
+    (``spacy_imbalance/corpus/masking``): an entry's indent (two spaces a
+    level) puts it under the last entry one level up."""
+    block = text.split("```", 2)[1]
+    stack: List[str] = []
+    paths = []
+    for line in block.splitlines():
+        match = re.match(r"^( *)([\w.-]+(?:/[\w.-]+)*)/(?:\s|$)", line)
+        if not match:
+            continue
+        level = len(match.group(1)) // 2
+        stack = stack[:level] + [match.group(2)]
+        paths.append("/".join(stack))
+    return paths
+
+
+def test_development_map_names_every_package_folder():
+    """docs/development.md's map names every folder of the package and of
+    bench/ under its parent, and no folder that is gone."""
+    named = set(mapped_folders((ROOT / "docs" / "src" / "development.md").read_text(encoding="utf8")))
+    folders = {
+        str(folder.relative_to(ROOT))
+        for root in (PACKAGE, BENCH)
+        for folder in [root, *root.rglob("*")]
+        if folder.is_dir() and folder.name != "__pycache__" and (folder / "__init__.py").exists()
+    }
+    assert folders - named == set(), f"package folders the map leaves out: {sorted(folders - named)}"
+    gone = {path for path in named if path.startswith(("spacy_imbalance", "bench")) and not (ROOT / path).is_dir()}
+    assert gone == set(), f"folders the map names that do not exist: {sorted(gone)}"
+
+
+def test_mapped_folders_reads_nesting_from_the_indent():
+    text = "```\npkg/   a\n  sub/   b\n    deep/  c\n  other/ d\ntop/ e\n```"
+    assert mapped_folders(text) == ["pkg", "pkg/sub", "pkg/sub/deep", "pkg/other", "top"]
