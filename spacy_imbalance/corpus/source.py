@@ -3,7 +3,7 @@ like ``spacy.Corpus.v1`` (or a CoNLL file, as the commands do) or wraps
 another reader (so they nest in a config), works sentence by sentence, and
 turns edited gold Docs back into Examples."""
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Set
+from typing import Any, Callable, ClassVar, Iterable, Iterator, List, Optional, Set, Type, TypeVar
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -63,6 +63,64 @@ def source_corpus(
 def describe_source(path: Optional[Path]) -> str:
     """What a reader's messages call its data: the file, or the nested reader."""
     return str(path) if path is not None else "the corpus of its `corpus` reader"
+
+
+ReaderSelf = TypeVar("ReaderSelf", bound="SentenceReader")
+
+
+class SentenceReader:
+    """What every reader of this package does: on each call, read every
+    sentence of its source (``spacy.Corpus`` over a path, a CoNLL file or
+    another reader) into memory, then hand them to ``transform``.
+
+    A reader is built by ``build``, which checks its settings once, before the
+    corpus is touched (a bad setting fails when the config is resolved), and
+    names the reader in every error. Subclasses set ``NAME`` (the registered
+    name), override ``check`` for the settings that no corpus can make right
+    and ``transform`` for what they do to the sentences.
+    """
+
+    NAME: ClassVar[str] = "spacy-imbalance reader"
+
+    def __init__(self, corpus: ReaderT, *, spans_key: Optional[str] = None, source: str = "the corpus") -> None:
+        self.corpus = corpus
+        self.spans_key = spans_key
+        # what messages call the data: the file, or the nested reader
+        self.source = source
+
+    @staticmethod
+    def check(**settings: Any) -> None:
+        """Raise a ValueError naming the first setting that is out of range."""
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        yield from self.transform(nlp, sentence_examples(self.corpus, nlp))
+
+    def transform(self, nlp: Language, sentences: List[Example]) -> Iterator[Example]:
+        raise NotImplementedError
+
+    @classmethod
+    def build(
+        cls: Type[ReaderSelf],
+        path: Optional[Path],
+        corpus: Optional[ReaderT],
+        *,
+        gold_preproc: bool = False,
+        max_length: int = 0,
+        limit: int = 0,
+        augmenter: Optional[Callable] = None,
+        **settings: Any,
+    ) -> ReaderSelf:
+        """The reader over ``path`` or ``corpus`` (exactly one), the rest of
+        spacy.Corpus.v1's options applied to ``path``; ``settings`` are the
+        reader's own."""
+        try:
+            cls.check(**settings)
+        except ValueError as err:
+            raise ValueError(f"{cls.NAME}: {err}") from None
+        source = source_corpus(
+            cls.NAME, path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter
+        )
+        return cls(source, source=describe_source(path), **settings)
 
 
 class ConllCorpus(Corpus):

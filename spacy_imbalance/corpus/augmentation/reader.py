@@ -2,17 +2,20 @@
 sentence is followed by augmented copies of itself (Dai & Adel's simple data
 augmentation for NER, see ``spacy_imbalance.corpus.augmentation.augmentation``)."""
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, announce, example_like, sentence_examples, source_corpus
+from ..source import ReaderT, SentenceReader, announce, example_like
 from .augmentation import AugmentMethod, augmented_copies, validate_settings
 
 
-class AugmentedCorpus:
+NAME = "spacy-imbalance.AugmentedCorpus.v1"
+
+
+class AugmentedCorpus(SentenceReader):
     """Yield each sentence's Example, then its ``n_copies`` augmented copies.
 
     The replacement pools are gathered in a first pass over the whole
@@ -21,26 +24,22 @@ class AugmentedCorpus:
     augment` writes for the same corpus and settings.
     """
 
+    NAME = NAME
+
     def __init__(
-        self,
-        corpus: ReaderT,
-        *,
-        method: AugmentMethod = "all",
-        p: float = 0.3,
-        n_copies: int = 1,
-        seed: int = 0,
-        spans_key: Optional[str] = None,
+        self, corpus: ReaderT, *, method: AugmentMethod, p: float, n_copies: int, seed: int, **kwargs: Any
     ) -> None:
-        validate_settings(method, p, n_copies)
-        self.corpus = corpus
+        super().__init__(corpus, **kwargs)
         self.method = method
         self.p = p
         self.n_copies = n_copies
         self.seed = seed
-        self.spans_key = spans_key
 
-    def __call__(self, nlp: Language) -> Iterator[Example]:
-        sentences = sentence_examples(self.corpus, nlp)
+    @staticmethod
+    def check(*, method: AugmentMethod, p: float, n_copies: int, **_: Any) -> None:
+        validate_settings(method, p, n_copies)
+
+    def transform(self, nlp: Language, sentences: List[Example]) -> Iterator[Example]:
         copies = augmented_copies(
             [eg.reference for eg in sentences],
             self.method,
@@ -61,7 +60,7 @@ class AugmentedCorpus:
                 yield example_like(nlp, eg, reference)
 
 
-@registry.readers("spacy-imbalance.AugmentedCorpus.v1")
+@registry.readers(NAME)
 def create_augmented_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -90,10 +89,7 @@ def create_augmented_corpus_reader_v1(
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (AugmentedCorpus): the reader.
     """
-    # before touching the corpus, so that a bad setting fails at config resolution
-    validate_settings(method, p, n_copies)
-    source = source_corpus(
-        "spacy-imbalance.AugmentedCorpus.v1", path, corpus,
-        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+    return AugmentedCorpus.build(
+        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+        method=method, p=p, n_copies=n_copies, seed=seed, spans_key=spans_key,
     )
-    return AugmentedCorpus(source, method=method, p=p, n_copies=n_copies, seed=seed, spans_key=spans_key)

@@ -3,13 +3,13 @@ supervised labels, BOND-style dictionary matching with a dictionary drawn from
 the gold mentions (see ``spacy_imbalance.corpus.distant.distant``)."""
 import warnings
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, announce, describe_source, sentence_examples, source_corpus
+from ..source import ReaderT, SentenceReader, announce
 from ..gold_checks import has_gold, unreachable_gold
 from .distant import (
     DEFAULT_FRACTION,
@@ -24,7 +24,7 @@ from .distant import (
 NAME = "spacy-imbalance.DistantCorpus.v1"
 
 
-class DistantCorpus:
+class DistantCorpus(SentenceReader):
     """Yield every sentence's Example with its gold replaced by distant labels.
 
     Each call builds the dictionary again with a fresh ``random.Random(seed)``
@@ -38,27 +38,28 @@ class DistantCorpus:
     gives a warning.
     """
 
+    NAME = NAME
+
     def __init__(
         self,
         corpus: ReaderT,
         *,
-        dictionary_fraction: float = DEFAULT_FRACTION,
-        seed: int = 0,
-        min_length: int = DEFAULT_MIN_LENGTH,
-        spans_key: Optional[str] = None,
-        source: str = "the corpus",
+        dictionary_fraction: float,
+        seed: int,
+        min_length: int,
+        **kwargs: Any,
     ) -> None:
-        check_distant_settings(dictionary_fraction, seed, min_length)
-        self.corpus = corpus
+        super().__init__(corpus, **kwargs)
         self.dictionary_fraction = dictionary_fraction
         self.seed = seed
         self.min_length = min_length
-        self.spans_key = spans_key
-        self.source = source
         self.quality: Optional[LabelQuality] = None
 
-    def __call__(self, nlp: Language) -> Iterator[Example]:
-        sentences = sentence_examples(self.corpus, nlp)
+    @staticmethod
+    def check(*, dictionary_fraction: float, seed: int, min_length: int, **_: Any) -> None:
+        check_distant_settings(dictionary_fraction, seed, min_length)
+
+    def transform(self, nlp: Language, sentences: List[Example]) -> Iterator[Example]:
         references = [eg.reference for eg in sentences]
         problem = unreachable_gold(references, self.spans_key)
         if problem is not None:
@@ -111,20 +112,7 @@ def create_distant_corpus_reader_v1(
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (DistantCorpus): the reader.
     """
-    # checked here, not on the first epoch: a bad setting fails when the config is resolved
-    try:
-        check_distant_settings(dictionary_fraction, seed, min_length)
-    except ValueError as err:
-        raise ValueError(f"{NAME}: {err}") from None
-    source = source_corpus(
-        NAME, path, corpus,
-        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-    )
-    return DistantCorpus(
-        source,
-        dictionary_fraction=dictionary_fraction,
-        seed=seed,
-        min_length=min_length,
-        spans_key=spans_key,
-        source=describe_source(path),
+    return DistantCorpus.build(
+        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+        dictionary_fraction=dictionary_fraction, seed=seed, min_length=min_length, spans_key=spans_key,
     )

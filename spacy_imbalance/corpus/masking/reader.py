@@ -3,21 +3,21 @@ entities, each gold entity dropped with probability p (the synthetic datasets
 of the weighted negative sampling paper, see ``spacy_imbalance.corpus.masking.masking``)."""
 import warnings
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, announce, describe_source, sentence_examples, source_corpus
+from ..source import ReaderT, SentenceReader, announce
 from ..gold_checks import check_no_empty_spans, has_gold
 from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts, unmaskable_gold
 
 NAME = "spacy-imbalance.MaskedCorpus.v1"
 
 
-class MaskedCorpus:
+class MaskedCorpus(SentenceReader):
     """Yield every sentence's Example with some gold entities masked.
 
     Each call draws from a fresh ``random.Random(seed)`` over the sentences in
@@ -28,27 +28,20 @@ class MaskedCorpus:
     ``source``: the model would train on the unmasked gold.
     """
 
-    def __init__(
-        self,
-        corpus: ReaderT,
-        *,
-        p: float,
-        seed: int = 0,
-        spans_key: Optional[str] = None,
-        masked_key: str = "masked",
-        source: str = "the corpus",
-    ) -> None:
-        check_probability(p)
-        check_keys(spans_key, masked_key)
-        self.corpus = corpus
+    NAME = NAME
+
+    def __init__(self, corpus: ReaderT, *, p: float, seed: int, masked_key: str, **kwargs: Any) -> None:
+        super().__init__(corpus, **kwargs)
         self.p = p
         self.seed = seed
-        self.spans_key = spans_key
         self.masked_key = masked_key
-        self.source = source
 
-    def __call__(self, nlp: Language) -> Iterator[Example]:
-        sentences = sentence_examples(self.corpus, nlp)
+    @staticmethod
+    def check(*, p: float, spans_key: Optional[str], masked_key: str, **_: Any) -> None:
+        check_probability(p)
+        check_keys(spans_key, masked_key)
+
+    def transform(self, nlp: Language, sentences: List[Example]) -> Iterator[Example]:
         references = [eg.reference for eg in sentences]
         self.check_gold(references)
         masked = mask_entities(
@@ -71,7 +64,7 @@ class MaskedCorpus:
             warnings.warn(f"{NAME}: {self.source} has no gold entities: there is nothing to mask", stacklevel=2)
 
 
-@registry.readers("spacy-imbalance.MaskedCorpus.v1")
+@registry.readers(NAME)
 def create_masked_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -97,17 +90,7 @@ def create_masked_corpus_reader_v1(
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (MaskedCorpus): the reader.
     """
-    name = NAME
-    # checked here, not on the first epoch: a bad p fails when the config is resolved
-    try:
-        check_probability(p)
-        check_keys(spans_key, masked_key)
-    except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
-    source = source_corpus(
-        name, path, corpus,
-        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-    )
-    return MaskedCorpus(
-        source, p=p, seed=seed, spans_key=spans_key, masked_key=masked_key, source=describe_source(path)
+    return MaskedCorpus.build(
+        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+        p=p, seed=seed, spans_key=spans_key, masked_key=masked_key,
     )

@@ -2,17 +2,20 @@
 sentence is repeated f_s times (sentence-level resampling, see
 ``spacy_imbalance.corpus.resampling.resampling``)."""
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, announce, sentence_examples, source_corpus
+from ..source import ReaderT, SentenceReader, announce
 from .resampling import CountUnit, Method, sentence_weights
 
 
-class ResampledCorpus:
+NAME = "spacy-imbalance.ResampledCorpus.v1"
+
+
+class ResampledCorpus(SentenceReader):
     """Yield each sentence's Example f_s times, in corpus order.
 
     The frequencies are computed in a first pass over the whole training set
@@ -20,21 +23,14 @@ class ResampledCorpus:
     output is deterministic: the same corpus gives the same examples.
     """
 
-    def __init__(
-        self,
-        corpus: ReaderT,
-        *,
-        method: str,
-        count: str = "tokens",
-        spans_key: Optional[str] = None,
-    ) -> None:
-        self.corpus = corpus
+    NAME = NAME
+
+    def __init__(self, corpus: ReaderT, *, method: Method, count: CountUnit, **kwargs: Any) -> None:
+        super().__init__(corpus, **kwargs)
         self.method = method
         self.count = count
-        self.spans_key = spans_key
 
-    def __call__(self, nlp: Language) -> Iterator[Example]:
-        sentences = sentence_examples(self.corpus, nlp)
+    def transform(self, nlp: Language, sentences: List[Example]) -> Iterator[Example]:
         weights = sentence_weights(
             [eg.reference for eg in sentences], self.method, count=self.count, spans_key=self.spans_key
         )
@@ -46,7 +42,7 @@ class ResampledCorpus:
                 yield eg
 
 
-@registry.readers("spacy-imbalance.ResampledCorpus.v1")
+@registry.readers(NAME)
 def create_resampled_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -69,8 +65,7 @@ def create_resampled_corpus_reader_v1(
     corpus (Optional[Callable]): another reader to resample instead of ``path``.
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     """
-    source = source_corpus(
-        "spacy-imbalance.ResampledCorpus.v1", path, corpus,
-        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+    return ResampledCorpus.build(
+        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+        method=method, count=count, spans_key=spans_key,
     )
-    return ResampledCorpus(source, method=method, count=count, spans_key=spans_key)

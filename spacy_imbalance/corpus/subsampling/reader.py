@@ -3,19 +3,19 @@ drawn uniformly or with a target share of entity tokens (the low-resource
 and imbalanced settings of the AUC maximization paper, see
 ``spacy_imbalance.corpus.subsampling.subsampling``)."""
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, announce, sentence_examples, source_corpus
+from ..source import ReaderT, SentenceReader, announce
 from .subsampling import check_subsample_settings, entity_token_share, subsample_indices
 
 NAME = "spacy-imbalance.SubsampledCorpus.v1"
 
 
-class SubsampledCorpus:
+class SubsampledCorpus(SentenceReader):
     """Yield the Examples of the selected sentences, in corpus order.
 
     The selection is made on every call with a fresh ``random.Random(seed)``,
@@ -24,26 +24,30 @@ class SubsampledCorpus:
     one pass.
     """
 
+    NAME = NAME
+
     def __init__(
         self,
         corpus: ReaderT,
         *,
         n_sentences: int,
-        entity_token_ratio: Optional[float] = None,
-        seed: int = 0,
-        tolerance: float = 0.005,
-        spans_key: Optional[str] = None,
+        entity_token_ratio: Optional[float],
+        seed: int,
+        tolerance: float,
+        **kwargs: Any,
     ) -> None:
-        check_subsample_settings(n_sentences, entity_token_ratio, tolerance)
-        self.corpus = corpus
+        super().__init__(corpus, **kwargs)
         self.n_sentences = n_sentences
         self.entity_token_ratio = entity_token_ratio
         self.seed = seed
         self.tolerance = tolerance
-        self.spans_key = spans_key
 
-    def __call__(self, nlp: Language) -> Iterator[Example]:
-        sentences = sentence_examples(self.corpus, nlp)
+    @staticmethod
+    def check(*, n_sentences: int, entity_token_ratio: Optional[float], tolerance: float, **_: Any) -> None:
+        # what needs no data; a corpus too small or a share it cannot reach fails on the first epoch
+        check_subsample_settings(n_sentences, entity_token_ratio, tolerance)
+
+    def transform(self, nlp: Language, sentences: List[Example]) -> Iterator[Example]:
         references = [eg.reference for eg in sentences]
         try:
             indices = subsample_indices(
@@ -95,21 +99,8 @@ def create_subsampled_corpus_reader_v1(
     gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (SubsampledCorpus): the reader.
     """
-    # what needs no data fails when the config is resolved; a corpus too small
-    # or a share it cannot reach fails on the first epoch
-    try:
-        check_subsample_settings(n_sentences, entity_token_ratio, tolerance)
-    except ValueError as err:
-        raise ValueError(f"{NAME}: {err}") from None
-    source = source_corpus(
-        NAME, path, corpus,
-        gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-    )
-    return SubsampledCorpus(
-        source,
-        n_sentences=n_sentences,
-        entity_token_ratio=entity_token_ratio,
-        seed=seed,
-        tolerance=tolerance,
+    return SubsampledCorpus.build(
+        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
+        n_sentences=n_sentences, entity_token_ratio=entity_token_ratio, seed=seed, tolerance=tolerance,
         spans_key=spans_key,
     )
