@@ -3,11 +3,12 @@
 they write predictions next to entities a doc already has and, for
 ``token_ner`` and ``sampled_spancat``, the class counts their loss may need."""
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span
-from spacy.training import Example
+from spacy.training import Example, validate_examples
+from thinc.api import Optimizer, set_dropout_rate
 
 from .tagging.tags import check_label
 
@@ -48,6 +49,39 @@ class LabelledEntityPipe(TrainablePipe):
     @property
     def labels(self) -> Tuple[str, ...]:
         return tuple(self.cfg["labels"])
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """One training step, in spaCy's order: a batch without tokens is
+        skipped, ``_learn`` runs the forward pass, the loss and the backward
+        pass, then ``sgd`` applies the gradients (``finish_update``)."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, f"{type(self).__name__}.update")
+        if not any(len(eg.predicted) for eg in examples):
+            return losses
+        set_dropout_rate(self.model, drop)
+        loss = self._learn(examples)
+        if loss is None:
+            # nothing in the batch to learn from: no optimizer step either
+            return losses
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _learn(self, examples: List[Example]) -> Optional[float]:
+        """Forward, loss and backward pass on a batch that has tokens; the
+        loss, or None when the batch holds nothing to learn from."""
+        raise NotImplementedError
 
     @property
     def label_data(self) -> List[str]:

@@ -287,31 +287,16 @@ class SampledSpanCategorizer(ClassCountedPipe):
 
     # -- training ---------------------------------------------------------
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
+    def _learn(self, examples: List[Example]) -> Optional[float]:
         """Encode the batch once, draw the negatives, then score (and
         back-propagate through) only the gold spans and the drawn negatives."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "SampledSpanCategorizer.update")
-        docs = [eg.predicted for eg in examples]
-        if not any(len(doc) for doc in docs):
-            return losses
         self._require_labels()
-        set_dropout_rate(self.model, drop)
-        # [training] dropout is the encoder's; SpanScorer.v1's own `dropout`
-        # setting is the scoring head's and would otherwise be overwritten
+        # [training] dropout is the encoder's (set by update); SpanScorer.v1's own
+        # `dropout` setting is the scoring head's and would otherwise be overwritten
         head_dropout = self.model.attrs.get("head_dropout")
         if head_dropout is not None:
             set_dropout_rate(self.model.get_ref("scorer"), head_dropout)
+        docs = [eg.predicted for eg in examples]
         ops = self.model.ops
         tok2vec, head = self.model.get_ref("tok2vec"), self.model.get_ref("head")
         tokvecs, bp_tokvecs = tok2vec.begin_update(docs)
@@ -324,16 +309,13 @@ class SampledSpanCategorizer(ClassCountedPipe):
         selected = ops.xp.sort(ops.xp.concatenate([ops.xp.nonzero(targets.classes > 0)[0].astype("int32"), negatives]))
         if selected.shape[0] == 0:
             # nothing to learn from (e.g. every token's annotation is missing)
-            return losses
+            return None
         logits, bp_head = head.begin_update((X, candidates.starts[selected], candidates.ends[selected]))
         d_logits, loss = self.loss(logits, targets.classes[selected])
         d_X, _, _ = bp_head(d_logits)
         # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
         bp_tokvecs(ops.unflatten(d_X, numpy.asarray(lengths, dtype="int32")))
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += float(loss)
-        return losses
+        return float(loss)
 
     def finish_update(self, sgd: Optimizer) -> None:
         """Apply the gradients and count the optimizer step: the weighted

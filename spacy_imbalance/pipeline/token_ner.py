@@ -22,7 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model
 from thinc.types import Floats2d
 
 from .tagging.decoding import constrained_viterbi
@@ -142,29 +142,11 @@ class TokenNER(ClassCountedPipe):
             if spans_key is not None:
                 doc.spans[spans_key] = _scored_group(doc, spans_key, spans, path, lp)
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "TokenNER.update")
-        if not any(len(eg.predicted) for eg in examples):
-            return losses
-        set_dropout_rate(self.model, drop)
+    def _learn(self, examples: List[Example]) -> Optional[float]:
         scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
         loss, d_scores = self.get_loss(examples, scores)
         backprop(d_scores)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return loss
 
     def get_loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores]:
         """Loss and gradient (spaCy's order) of the configured token loss; tokens

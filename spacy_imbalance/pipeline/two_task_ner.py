@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model
 from thinc.types import Floats2d
 
 from ..losses import AUCMarginLoss
@@ -239,32 +239,14 @@ class TwoTaskNER(LabelledEntityPipe):
             spans = type_spans(spans, type_log_probs, self.labels)
         return spans
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "TwoTaskNER.update")
-        if not any(len(eg.predicted) for eg in examples):
-            return losses
-        set_dropout_rate(self.model, drop)
+    def _learn(self, examples: List[Example]) -> Optional[float]:
         scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
         loss, d_scores, auc = self._loss(examples, scores, fit_thresholds=True)
         backprop(d_scores)
         if auc is not None:
             self._apply_auc_step(auc)
-        if sgd is not None:
-            self.finish_update(sgd)
         self._step += 1
-        losses[self.name] += loss
-        return losses
+        return loss
 
     @property
     def phase(self) -> str:
