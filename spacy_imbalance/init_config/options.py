@@ -7,6 +7,9 @@ that every shipped config can be written by ``init-config``.
 """
 from typing import Any, Dict, Tuple
 
+from ..spans.negatives.uniform import DEFAULT_RATE
+from ..spans.negatives.weighted import DEFAULT_MU
+
 Block = Dict[str, Any]
 
 COMPONENTS: Tuple[str, ...] = (
@@ -28,9 +31,9 @@ _SQRT_TEMPERATURE: Block = {
 
 # sampled_spancat's negatives, [components.sampled_spancat.negatives]
 SAMPLERS: Dict[str, Block] = {
-    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7},
-    "weighted": {"@misc": "spacy-imbalance.weighted_negatives.v2", "rate": 0.7, "mu": 8.0, "temperature": _SQRT_TEMPERATURE},
-    "weighted_v1": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": 0.7, "mu": 8.0, "temperature": _SQRT_TEMPERATURE},
+    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE},
+    "weighted": {"@misc": "spacy-imbalance.weighted_negatives.v2", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
+    "weighted_v1": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
     "top": {"@misc": "spacy-imbalance.top_negatives.v2", "ratio": 0.05},
     "top_v1": {"@misc": "spacy-imbalance.top_negatives.v1", "ratio": 0.05},
     "all": {"@misc": "spacy-imbalance.all_negatives.v1"},

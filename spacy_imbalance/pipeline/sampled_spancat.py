@@ -59,6 +59,7 @@ from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enum
 from ..spans.decoding import entity_candidates, greedy_non_overlapping
 from ..spans.gold import SpanTargets, count_gold, gold_labels, span_targets
 from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
+from ..spans.negatives.uniform import DEFAULT_RATE
 from ..spans.scoring import HostSpans, softmax
 from ..spans.thresholds.rule import check_threshold_labels, check_thresholds, threshold_vector
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
@@ -74,7 +75,7 @@ dropout = 0.1
 nO = null
 """ + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
-DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": 0.7}
+DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE}
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
 MISSAMPLING_KEY = "missampling_rate"
 
