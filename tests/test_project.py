@@ -21,14 +21,16 @@ GENERATED = ("corpus/", "training/", "metrics/demo/")
 
 
 def copy_project(tmp_path: Path) -> Path:
-    """The project files in a fresh folder, with the package linked in (the
-    commands depend on its sources, as in the repository root)."""
+    """The project files in a fresh folder, with the package and bench/ linked
+    in (the commands depend on their sources, as in the repository root)."""
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(ROOT / "project.yml", project)
     for folder in ("configs", "scripts", "docs"):
         shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (project / "spacy_imbalance").symlink_to(ROOT / "spacy_imbalance", target_is_directory=True)
+    # the package and the benchmark harness, which commands list as dependencies
+    for package in ("spacy_imbalance", "bench"):
+        (project / package).symlink_to(ROOT / package, target_is_directory=True)
     # the GPU records come from scripts/gpu/collect.py on a GPU machine, not from a
     # workflow: the write-ups include them as they are
     for records in ROOT.glob("metrics/*/gpu"):
