@@ -38,17 +38,26 @@ def _round(value: Any) -> Any:
     return value
 
 
-def compute(root: Path = ROOT) -> Dict[str, Dict[str, Any]]:
+def compute(root: Path = ROOT, allow_missing: bool = False) -> Dict[str, Dict[str, Any]]:
+    """Every fact from root's metrics/. With ``allow_missing``, a fact whose
+    files are missing or lack what it reads is left out instead of failing
+    (a workflow run on a subset of its studies)."""
     out: Dict[str, Dict[str, Any]] = {}
     for name, paths, fn in FACTS:
-        loaded = []
-        for path in paths:
-            file = root / path
-            if not file.is_file():
-                raise FileNotFoundError(f"fact {name!r} reads {path}, which does not exist")
-            loaded.append(json.loads(file.read_text(encoding="utf8")))
+        missing = [path for path in paths if not (root / path).is_file()]
+        if missing:
+            if allow_missing:
+                continue
+            raise FileNotFoundError(f"fact {name!r} reads {missing[0]}, which does not exist")
+        loaded = [json.loads((root / path).read_text(encoding="utf8")) for path in paths]
+        try:
+            value = fn(*loaded)
+        except (KeyError, ValueError, TypeError, ZeroDivisionError):
+            if allow_missing:
+                continue
+            raise
         how = " ".join((fn.__doc__ or "").split())
-        out[name] = {"value": _round(fn(*loaded)), "from": list(paths), "how": how}
+        out[name] = {"value": _round(value), "from": list(paths), "how": how}
     return out
 
 

@@ -176,3 +176,22 @@ def test_write_docs_includes_files_and_fills_values(tmp_path):
         with pytest.raises(write_docs.SourceError, match=re.escape(message)) as err:
             write_docs.render_all(tmp_path, with_facts=False)
         assert "docs/benchmarks/src/study.md:3" in str(err.value)
+
+
+def test_write_docs_allow_missing_writes_a_dash_for_what_no_file_gives(tmp_path):
+    """--allow-missing (the project test's quick workflow): a missing file, key
+    or empty value renders as "–" and is counted; the real pages never use it."""
+    _write(tmp_path, "metrics/m.json", json.dumps({"ner": {"macro_f": [0.17, 0.16], "vs": None}}))
+    _write(tmp_path, "docs/src/README.md", "# Top\n")
+    _write(
+        tmp_path, "docs/benchmarks/src/study.md",
+        "<!-- include: metrics/missing.md -->\n{{ metrics/m.json : ner.macro_f | pct_ms1 }}; "
+        "{{ metrics/missing.json : a | .1f }}; {{ metrics/m.json : ner.micro_f | .1f }}; {{ metrics/m.json : ner.vs | ci1 }}\n",
+    )
+    renderer = write_docs.Renderer(tmp_path, None, allow_missing=True)
+    pages, renderer = write_docs._render(renderer, tmp_path)
+    text = pages[tmp_path / "docs" / "benchmarks" / "study.md"]
+    assert "– (metrics/missing.md not written yet)\n16.5 ± 0.7; –; –; –\n" in text
+    assert renderer.missing == 4
+    with pytest.raises(write_docs.SourceError):
+        write_docs.render_all(tmp_path, with_facts=False)
