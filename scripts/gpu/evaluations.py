@@ -27,7 +27,6 @@ from bench.paired import compare_with_baseline
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RUN = re.compile(r"(?P<name>[\w.-]+)-s(?P<seed>\d+)$")
-BUDGET_STEP = re.compile(r"ran out before step (\d+)")
 
 
 def run_record(
@@ -35,10 +34,11 @@ def run_record(
     corpus: str, commit: str,
 ) -> Dict[str, Any]:
     """An evaluation report with what scripts/benchmark.py records of a run."""
-    from spacy_imbalance.sweeps.trial import step_record
+    from spacy_imbalance.sweeps.budget import STOPPED_BY_BUDGET
+    from spacy_imbalance.sweeps.trial import dev_curve_of, step_record
 
-    curve = [[int(step), float(score)] for step, score in _curve(log)]
-    match = BUDGET_STEP.search(log)
+    curve = dev_curve_of(log)
+    match = STOPPED_BY_BUDGET.search(log)
     record = {
         **report,
         # as benchmark.py's trials are named: the seeds of a system pool in a summary
@@ -58,12 +58,6 @@ def run_record(
     }
     record.update(step_record(record))
     return record
-
-
-def _curve(log: str) -> List[tuple]:
-    from spacy_imbalance.sweeps.trial import TRAIN_ROW
-
-    return [(m.group(1), m.group(2)) for m in map(TRAIN_ROW.match, log.splitlines()) if m]
 
 
 def main(

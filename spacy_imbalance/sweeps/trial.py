@@ -177,8 +177,13 @@ TRAIN_ROW = re.compile(r"^\s*\d+\s+(\d+)\s.*\s(\d+\.\d+)\s*$")
 def dev_curve(log: Path) -> List[List[float]]:
     """[step, dev score (0-1)] at each evaluation of a training log, the
     checkpoint-selection score."""
+    return dev_curve_of(log.read_text(encoding="utf8"))
+
+
+def dev_curve_of(text: str) -> List[List[float]]:
+    """``dev_curve`` of a training log's text."""
     curve = []
-    for line in log.read_text(encoding="utf8").splitlines():
+    for line in text.splitlines():
         match = TRAIN_ROW.match(line)
         if match:
             curve.append([int(match.group(1)), float(match.group(2))])
