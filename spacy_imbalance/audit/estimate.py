@@ -56,11 +56,31 @@ refits every map and recomputes M and r, so it carries the calibration's
 uncertainty as well as the corpus's.
 """
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from enum import StrEnum
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy
 
-METHODS = ("dev", "self")
+
+class Calibration(StrEnum):
+    """What calibrates the fold models' scores: a completely annotated dev
+    set, or, without one, the training annotations themselves (module
+    docstring). A StrEnum, so reports and JSON keep the plain "dev"/"self"."""
+
+    DEV = "dev"
+    SELF = "self"
+
+    @classmethod
+    def given(cls, dev_docs: Optional[Sequence]) -> "Calibration":
+        """The calibration an audit with these dev documents (or None) uses."""
+        return cls.SELF if dev_docs is None else cls.DEV
+
+    @classmethod
+    def of(cls, method: Union[str, "Calibration"]) -> "Calibration":
+        try:
+            return cls(method)
+        except ValueError:
+            raise ValueError(f"method must be one of {', '.join(c.value for c in cls)}, got {method!r}") from None
 
 
 @dataclass
@@ -140,7 +160,7 @@ class FoldSpans:
 class MissRate:
     """The estimate, per label and over all labels ("total" last)."""
 
-    method: str
+    method: Calibration
     labels: List[str]
     annotated: List[float]
     expected_missing: List[float]
@@ -186,7 +206,7 @@ def fit_maps(folds: Sequence[FoldSpans], calibration_weights: Optional[numpy.nda
 def posteriors(
     fold: FoldSpans,
     g: Isotonic,
-    method: str,
+    method: Calibration,
     *,
     calibration_weights: Optional[numpy.ndarray] = None,
     suspect_weights: Optional[numpy.ndarray] = None,
@@ -194,15 +214,14 @@ def posteriors(
     """Each suspect's probability of being a missing entity (module
     docstring): the label-shift EM for "dev", Elkan and Noto's weight for
     "self". The weights are per document (a bootstrap replicate's counts)."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = Calibration.of(method)
     if not len(fold.suspect_scores):
         return numpy.zeros((0,), dtype="float64")
     g_suspects = g(fold.suspect_scores)
     w_cal = numpy.ones(len(fold.calibration_scores)) if calibration_weights is None else calibration_weights[fold.calibration_docs]
     if not w_cal.sum():
         return numpy.zeros_like(g_suspects)
-    if method == "dev":
+    if method is Calibration.DEV:
         w_sus = numpy.ones(len(g_suspects)) if suspect_weights is None else suspect_weights[fold.suspect_docs]
         prior = float((fold.calibration_outcomes * w_cal).sum() / w_cal.sum())
         return label_shift_em(g_suspects, prior, w_sus)
@@ -249,7 +268,7 @@ def decoding_recall(fold: FoldSpans, calibration_weights: Optional[numpy.ndarray
 def _missing_mass(
     folds: Sequence[FoldSpans],
     maps: Sequence[Isotonic],
-    method: str,
+    method: Calibration,
     n_labels: int,
     calibration_weights: Optional[numpy.ndarray] = None,
     doc_weights: Optional[numpy.ndarray] = None,
@@ -314,7 +333,7 @@ def estimate_miss_rate(
     annotated: numpy.ndarray,
     labels: Sequence[str],
     *,
-    method: str,
+    method: Calibration,
     n_calibration_docs: int,
     n_resamples: int = 500,
     level: float = 0.95,
@@ -326,8 +345,7 @@ def estimate_miss_rate(
     n_calibration_docs: the dev documents (method "dev"); ignored for "self",
         whose calibration documents are the training documents.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = Calibration.of(method)
     annotated = numpy.asarray(annotated, dtype="float64")
     n_docs, n_labels = annotated.shape
     maps = fit_maps(folds)
@@ -336,7 +354,7 @@ def estimate_miss_rate(
     samples: Dict[str, List[numpy.ndarray]] = {"missing": [], "rate": []}
     for _ in range(n_resamples):
         doc_w = rng.multinomial(n_docs, numpy.full(n_docs, 1.0 / n_docs)).astype("float64")
-        if method == "dev":
+        if method is Calibration.DEV:
             cal_w = rng.multinomial(n_calibration_docs, numpy.full(n_calibration_docs, 1.0 / n_calibration_docs)).astype("float64")
         else:
             cal_w = doc_w
@@ -350,8 +368,8 @@ def estimate_miss_rate(
         for key, values in samples.items()
     }
     dev_recalls = [decoding_recall(fold) for fold in folds]
-    held_out, held_out_rate, notes = _check_dev(folds, maps, n_labels, annotated.sum(axis=0), dev_recalls) if method == "dev" else ([], None, [])
-    if method == "self":
+    held_out, held_out_rate, notes = _check_dev(folds, maps, n_labels, annotated.sum(axis=0), dev_recalls) if method is Calibration.DEV else ([], None, [])
+    if method is Calibration.SELF:
         notes.append(
             "No dev set: the calibration is fitted on the training annotations themselves, and the estimate "
             "assumes that entities are missing at random; where the model's scores of entities and non-entities "

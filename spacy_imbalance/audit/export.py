@@ -24,7 +24,7 @@ from spacy import displacy
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..corpus.docs_io import write_docbin
-from .estimate import TOTAL
+from .estimate import TOTAL, Calibration
 from .run import AuditResult, Suspect
 
 SPANS_KEY = "suspected_missing"
@@ -164,13 +164,14 @@ def summary(result: AuditResult) -> Dict[str, Any]:
 
 def summary_markdown(data: Dict[str, Any]) -> str:
     level = int(round(100 * data["level"]))
+    calibration = Calibration.of(data["method"])
     lines = [
         "# Audit summary",
         "",
         f"{data['n_docs']} documents"
         + (f" ({data['n_empty_docs']} of them empty, left out of the folds)" if data.get("n_empty_docs") else "")
         + f", {data['folds']}-fold cross-fitting (seed {data['seed']}); calibration: "
-        + ("the dev set" if data["method"] == "dev" else "the training annotations (no dev set)")
+        + ("the dev set" if calibration is Calibration.DEV else "the training annotations (no dev set)")
         + f". Suspects: unannotated spans with a calibrated probability >= {data['threshold']:g}. "
         + (f"Intervals: {level} % percentile bootstrap over documents ({data['n_resamples']} resamples)."
            if data["n_resamples"] else "No intervals (--resamples 0): each interval is its point estimate."),
@@ -187,7 +188,7 @@ def summary_markdown(data: Dict[str, Any]) -> str:
         )
     recall = data.get("decoding_recall") or []
     if recall:
-        reference = "dev entities" if data["method"] == "dev" else "annotated entities of its held-out fold"
+        reference = "dev entities" if calibration is Calibration.DEV else "annotated entities of its held-out fold"
         lines += [
             "",
             f"Each fold's decoding found {', '.join(f'{100 * r:.0f}' for r in recall)} % of the {reference} with exact "
@@ -280,7 +281,7 @@ def _plots(result: AuditResult, paths: Dict[str, Path]) -> bool:
             ax.scatter(scores[sel].mean(), outcomes[sel].mean(), s=10 + 40 * numpy.sqrt(sel.sum() / max(len(scores), 1)), color="grey", alpha=0.5)
     ax.plot([0, 1], [0, 1], ls=":", color="black")
     ax.set_xlabel("model score 1 - p(O)")
-    ax.set_ylabel("calibrated probability" if result.method == "dev" else "probability annotated")
+    ax.set_ylabel("calibrated probability" if result.method is Calibration.DEV else "probability annotated")
     ax.set_title("Calibration maps (dots: binned outcomes)")
     ax.legend(fontsize=7)
     fig.tight_layout()

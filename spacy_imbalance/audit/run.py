@@ -14,7 +14,7 @@ from spacy.util import load_model
 from wasabi import msg
 
 from ..init_config import config_fingerprint
-from .estimate import FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
+from .estimate import Calibration, FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
 from .folds import FoldPlan, Trainer, fingerprint, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
 
@@ -79,7 +79,7 @@ class Suspect:
 @dataclass
 class AuditResult:
     labels: List[str]
-    method: str
+    method: Calibration
     plan: FoldPlan
     suspects: List[Suspect]
     miss_rate: MissRate
@@ -176,7 +176,7 @@ def run_audit(
             continue
         msg.divider(f"Fold {fold + 1}/{plan.k}: training on {len(plan.trained(fold))} documents, scoring {len(plan.scored(fold))}")
         train_fold(folder, plan, fold, train_docs, dev_docs, config=config, overrides=overrides, gpu_id=gpu_id, trainer=trainer)
-    method = "dev" if dev_docs is not None else "self"
+    method = Calibration.given(dev_docs)
     folds: List[FoldSpans] = []
     decoded: Dict[int, Decoded] = {}
     for fold in range(plan.k):
@@ -292,7 +292,7 @@ def _fold_spans(
 
 
 def _probabilities(
-    plan: FoldPlan, folds: List[FoldSpans], maps: List[Isotonic], decoded: Dict[int, Decoded], method: str
+    plan: FoldPlan, folds: List[FoldSpans], maps: List[Isotonic], decoded: Dict[int, Decoded], method: Calibration
 ) -> Dict[int, numpy.ndarray]:
     """Each fold's posteriors, split back into its documents (FoldSpans lays
     them end to end in the fold's document order)."""

@@ -1,7 +1,9 @@
+import json
+
 import numpy
 import pytest
 
-from spacy_imbalance.audit.estimate import FoldSpans, Isotonic, decoding_recall, estimate_miss_rate, label_shift_em, posteriors
+from spacy_imbalance.audit.estimate import Calibration, FoldSpans, Isotonic, decoding_recall, estimate_miss_rate, label_shift_em, posteriors
 
 
 def test_isotonic_pools_adjacent_violators_by_hand():
@@ -139,8 +141,17 @@ def test_self_posteriors_are_elkan_noto_weights_by_hand():
 
 
 def test_unknown_method_is_an_error():
-    with pytest.raises(ValueError, match="method"):
+    with pytest.raises(ValueError, match="method must be one of dev, self, got 'guess'"):
         estimate_miss_rate([], numpy.zeros((1, 1)), ["A"], method="guess", n_calibration_docs=1)
+
+
+def test_calibration_follows_the_dev_set_and_reads_as_its_name():
+    assert Calibration.given(None) is Calibration.SELF
+    assert Calibration.given([]) is Calibration.DEV  # an empty dev list is still a dev set: check_corpus refuses it
+    assert Calibration.of("dev") is Calibration.DEV
+    # reports and summary.json keep the plain names
+    assert json.dumps({"method": Calibration.SELF}) == '{"method": "self"}'
+    assert f"{Calibration.DEV} calibration" == "dev calibration"
 
 
 def test_decoding_recall_by_hand_and_under_bootstrap_weights():
