@@ -9,9 +9,7 @@ import re
 import pytest
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
-from typer.testing import CliRunner
 
-from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import (
     ConllFormatError,
     conll_to_docs,
@@ -20,29 +18,11 @@ from spacy_imbalance.corpus.conll import (
 )
 from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, load_docs, write_docbin
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-BOX = re.compile(r"[│╭╮╰╯─]")
-
-
-def _plain(output: str) -> str:
-    """CLI output without colours, boxes or line wrapping (wasabi and rich
-    wrap long messages at spaces), so that messages can be searched."""
-    return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())
-
-
-def _write(tmp_path, text, name="in.conll"):
-    """Write text as UTF-8 bytes, exactly (no newline translation)."""
-    path = tmp_path / name
-    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
-    return path
+from ._corpus import invoke, plain, write_conll
 
 
 def _ents(doc):
     return [(ent.start, ent.end, ent.label_) for ent in doc.ents]
-
-
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
 
 
 # Two sentences. IOB2 and the equivalent BIOES / BILUO encodings:
@@ -79,7 +59,7 @@ def _conll(words, tags, sep="\t"):
 
 
 def test_conll_iob2_gives_exact_ents(tmp_path):
-    path = _write(tmp_path, _conll(WORDS, TAGS["iob2"]))
+    path = write_conll(tmp_path, _conll(WORDS, TAGS["iob2"]))
     docs, report = conll_to_docs(path)
     assert [[t.text for t in doc] for doc in docs] == WORDS
     assert [_ents(doc) for doc in docs] == EXPECTED_ENTS
@@ -90,7 +70,7 @@ def test_conll_iob2_gives_exact_ents(tmp_path):
 
 
 def test_conll_every_token_has_ent_iob(tmp_path):
-    path = _write(tmp_path, _conll(WORDS, TAGS["iob2"]))
+    path = write_conll(tmp_path, _conll(WORDS, TAGS["iob2"]))
     docs, _ = conll_to_docs(path)
     for doc in docs:
         assert all(token.ent_iob != 0 for token in doc)
@@ -100,8 +80,8 @@ def test_conll_every_token_has_ent_iob(tmp_path):
 
 @pytest.mark.parametrize("scheme", ["bioes", "biluo"])
 def test_conll_bioes_biluo_same_spans_as_iob2(tmp_path, scheme):
-    iob2_docs, _ = conll_to_docs(_write(tmp_path, _conll(WORDS, TAGS["iob2"]), "iob2.conll"))
-    docs, report = conll_to_docs(_write(tmp_path, _conll(WORDS, TAGS[scheme]), f"{scheme}.conll"))
+    iob2_docs, _ = conll_to_docs(write_conll(tmp_path, _conll(WORDS, TAGS["iob2"]), "iob2.conll"))
+    docs, report = conll_to_docs(write_conll(tmp_path, _conll(WORDS, TAGS[scheme]), f"{scheme}.conll"))
     assert [_ents(doc) for doc in docs] == EXPECTED_ENTS
     assert [_ents(doc) for doc in docs] == [_ents(doc) for doc in iob2_docs]
     assert report.implicit_starts == 0
@@ -118,7 +98,7 @@ def test_conll_iob1(tmp_path):
         "Acme\tI-ORG\n"  # line 7: implicit start
         "Corp\tI-ORG\n"  # line 8
     )
-    docs, report = conll_to_docs(_write(tmp_path, text))
+    docs, report = conll_to_docs(write_conll(tmp_path, text))
     assert [_ents(doc) for doc in docs] == [
         [(0, 2, "PER"), (2, 3, "PER"), (4, 5, "LOC")],
         [(0, 2, "ORG")],
@@ -137,14 +117,14 @@ def test_conll_i_tag_after_o_or_other_type_starts_entity(tmp_path):
         "Acme\tB-ORG\n"  # 5
         "Berlin\tI-LOC\n"  # 6: I- after another type
     )
-    path = _write(tmp_path, text)
+    path = write_conll(tmp_path, text)
     docs, report = conll_to_docs(path)
     assert _ents(docs[0]) == [(2, 3, "PER"), (4, 5, "ORG"), (5, 6, "LOC")]
     assert report.implicit_starts == 2
     assert report.implicit_start_lines == [3, 6]
-    result = _invoke("convert", path, tmp_path / "out.spacy")
+    result = invoke("convert", path, tmp_path / "out.spacy")
     assert result.exit_code == 0, result.output
-    out = _plain(result.output)
+    out = plain(result.output)
     assert "2 I-/E- tag(s) did not continue an entity" in out
     assert "lines 3, 6" in out
 
@@ -188,7 +168,7 @@ def test_conll_sentence_breaks(tmp_path):
         "d\tB-LOC\n"  # 9
         "e\tO"  # 10 no trailing newline
     )
-    path = _write(tmp_path, text)
+    path = write_conll(tmp_path, text)
     sentences = list(iter_conll_sentences(path))
     assert [s.words for s in sentences] == [["a", "b"], ["c"], ["d", "e"]]
     assert [s.tags for s in sentences] == [["O", "B-PER"], ["O"], ["B-LOC", "O"]]
@@ -200,8 +180,8 @@ def test_conll_sentence_breaks(tmp_path):
 
 def test_conll_crlf_same_as_lf(tmp_path):
     lf = "a\tB-PER\nb\tI-PER\n\t\nc\tO\n\n\nd\tS-LOC\n"
-    docs_lf, report_lf = conll_to_docs(_write(tmp_path, lf, "lf.conll"))
-    docs_crlf, report_crlf = conll_to_docs(_write(tmp_path, lf.replace("\n", "\r\n"), "crlf.conll"))
+    docs_lf, report_lf = conll_to_docs(write_conll(tmp_path, lf, "lf.conll"))
+    docs_crlf, report_crlf = conll_to_docs(write_conll(tmp_path, lf.replace("\n", "\r\n"), "crlf.conll"))
     assert [[t.text for t in doc] for doc in docs_crlf] == [["a", "b"], ["c"], ["d"]]
     assert [d.text for d in docs_crlf] == [d.text for d in docs_lf]
     assert [_ents(d) for d in docs_crlf] == [_ents(d) for d in docs_lf] == [[(0, 2, "PER")], [], [(0, 1, "LOC")]]
@@ -214,8 +194,8 @@ def test_conll_crlf_same_as_lf(tmp_path):
 def test_conll_cr_only_same_as_lf(tmp_path):
     # old Mac line ends: read as one line, the whole file was one token
     lf = "a\tB-PER\nb\tI-PER\n\t\nc\tO\n\n\nd\tS-LOC\n"
-    docs_lf, report_lf = conll_to_docs(_write(tmp_path, lf, "lf.conll"))
-    docs_cr, report_cr = conll_to_docs(_write(tmp_path, lf.replace("\n", "\r"), "cr.conll"))
+    docs_lf, report_lf = conll_to_docs(write_conll(tmp_path, lf, "lf.conll"))
+    docs_cr, report_cr = conll_to_docs(write_conll(tmp_path, lf.replace("\n", "\r"), "cr.conll"))
     assert [[t.text for t in doc] for doc in docs_cr] == [["a", "b"], ["c"], ["d"]]
     assert [_ents(d) for d in docs_cr] == [_ents(d) for d in docs_lf] == [[(0, 2, "PER")], [], [(0, 1, "LOC")]]
     assert [d.to_array(["ENT_IOB", "SPACY"]).tolist() for d in docs_cr] == [
@@ -225,21 +205,21 @@ def test_conll_cr_only_same_as_lf(tmp_path):
 
 
 def test_conll_convert_cli_cr_only(tmp_path):
-    path = _write(tmp_path, _conll(WORDS, TAGS["iob2"]).replace("\n", "\r"))
+    path = write_conll(tmp_path, _conll(WORDS, TAGS["iob2"]).replace("\n", "\r"))
     out = tmp_path / "corpus.spacy"
-    result = _invoke("convert", path, out)
+    result = invoke("convert", path, out)
     assert result.exit_code == 0, result.output
-    assert f"{path}: 2 sentences, 11 tokens, 4 entities" in _plain(result.output)
+    assert f"{path}: 2 sentences, 11 tokens, 4 entities" in plain(result.output)
     assert [_ents(doc) for doc in load_docs(out)] == EXPECTED_ENTS
 
 
 @pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"])
 def test_conll_line_numbers_count_every_line_ending(tmp_path, newline):
     # the third line is bad, whatever ends the lines
-    path = _write(tmp_path, newline.join(["a\tO", "", "b\tX-PER", ""]), "bad.conll")
+    path = write_conll(tmp_path, newline.join(["a\tO", "", "b\tX-PER", ""]), "bad.conll")
     with pytest.raises(ConllFormatError, match=re.escape(f"{path}, line 3: unknown tag 'X-PER'")):
         conll_to_docs(path)
-    path = _write(tmp_path, newline.encode().join([b"a\tO", b"", b"\xff\tO", b""]), "bad.conll")
+    path = write_conll(tmp_path, newline.encode().join([b"a\tO", b"", b"\xff\tO", b""]), "bad.conll")
     with pytest.raises(ConllFormatError, match=re.escape(f"{path}, line 3: not valid UTF-8")):
         conll_to_docs(path)
 
@@ -255,15 +235,15 @@ def test_conll_docstart(tmp_path):
         "\n"  # 7
         "c\tB-ORG\n"  # 8
     )
-    path = _write(tmp_path, text)
+    path = write_conll(tmp_path, text)
     docs, report = conll_to_docs(path)
     assert [[t.text for t in doc] for doc in docs] == [["a"], ["b"], ["c"]]
     assert [_ents(doc) for doc in docs] == [[], [(0, 1, "PER")], [(0, 1, "ORG")]]
     assert report.docstart_lines == 3
     assert report.sentences == 3
-    result = _invoke("convert", path, tmp_path / "out.spacy")
+    result = invoke("convert", path, tmp_path / "out.spacy")
     assert result.exit_code == 0, result.output
-    assert "Skipped 3 -DOCSTART- line(s)" in _plain(result.output)
+    assert "Skipped 3 -DOCSTART- line(s)" in plain(result.output)
 
 
 def test_conll_extra_middle_columns(tmp_path):
@@ -273,7 +253,7 @@ def test_conll_extra_middle_columns(tmp_path):
         "German JJ\tB-NP  B-MISC\n"
         "call NN I-NP O\n"
     )
-    docs, _ = conll_to_docs(_write(tmp_path, text))
+    docs, _ = conll_to_docs(write_conll(tmp_path, text))
     assert [t.text for t in docs[0]] == ["EU", "rejects", "German", "call"]
     assert _ents(docs[0]) == [(0, 1, "ORG"), (2, 3, "MISC")]
 
@@ -292,7 +272,7 @@ def test_conll_extra_middle_columns(tmp_path):
 )
 def test_conll_utf8_round_trip(tmp_path, token):
     text = f"I\tO\nlove\tO\n{token}\tB-MISC\n!\tO\n"
-    docs, _ = conll_to_docs(_write(tmp_path, text))
+    docs, _ = conll_to_docs(write_conll(tmp_path, text))
     assert [t.text for t in docs[0]] == ["I", "love", token, "!"]
     out = tmp_path / "out.spacy"
     assert write_docbin(docs, out) == 1
@@ -308,14 +288,14 @@ def test_conll_u2028_does_not_split_line(tmp_path):
     # U+2028 (LINE SEPARATOR) and U+0085 (NEL) are line breaks for
     # str.splitlines(); inside a token they must not end the line/sentence.
     text = "x\u2028y\tB-PER\nz\tO\nw\u0085v\tO\n"
-    sentences = list(iter_conll_sentences(_write(tmp_path, text)))
+    sentences = list(iter_conll_sentences(write_conll(tmp_path, text)))
     assert len(sentences) == 1
     assert len(sentences[0].words) == 3
     assert sentences[0].tags == ["B-PER", "O", "O"]
 
 
 def test_conll_bom_is_ignored(tmp_path):
-    docs, _ = conll_to_docs(_write(tmp_path, b"\xef\xbb\xbfa\tB-PER\n"))
+    docs, _ = conll_to_docs(write_conll(tmp_path, b"\xef\xbb\xbfa\tB-PER\n"))
     assert [t.text for t in docs[0]] == ["a"]
     assert _ents(docs[0]) == [(0, 1, "PER")]
 
@@ -339,7 +319,7 @@ MALFORMED = {
 
 @pytest.mark.parametrize("content,line", list(MALFORMED.values()), ids=list(MALFORMED))
 def test_conll_malformed_names_file_and_line(tmp_path, content, line):
-    path = _write(tmp_path, content)
+    path = write_conll(tmp_path, content)
     with pytest.raises(ConllFormatError) as excinfo:
         conll_to_docs(path)
     assert excinfo.value.line == line
@@ -349,7 +329,7 @@ def test_conll_malformed_names_file_and_line(tmp_path, content, line):
 
 @pytest.mark.parametrize("content", ["", "\n", "\n\n  \n\t\n", "\r\n\r\n", "-DOCSTART- -X- O\n\n"])
 def test_conll_empty_file(tmp_path, content):
-    path = _write(tmp_path, content)
+    path = write_conll(tmp_path, content)
     with pytest.raises(ConllFormatError) as excinfo:
         conll_to_docs(path)
     assert excinfo.value.line is None
@@ -367,33 +347,38 @@ CLI_FAILURES = {
 
 @pytest.mark.parametrize("content,message", list(CLI_FAILURES.values()), ids=list(CLI_FAILURES))
 def test_conll_convert_cli_rejects_bad_input(tmp_path, content, message):
-    path = _write(tmp_path, content)
+    path = write_conll(tmp_path, content)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    result = _invoke("convert", path, out_dir / "corpus.spacy")
+    result = invoke("convert", path, out_dir / "corpus.spacy")
     assert result.exit_code != 0
-    assert f"{path}{message}" in _plain(result.output)
+    assert f"{path}{message}" in plain(result.output)
     assert list(out_dir.iterdir()) == []
 
 
 def test_conll_convert_cli_malformed_with_split_leaves_nothing(tmp_path):
-    path = _write(tmp_path, "a\tO\n\nb\tO\nc\tX-PER\n")
+    path = write_conll(tmp_path, "a\tO\n\nb\tO\nc\tX-PER\n")
     out_dir = tmp_path / "out"
-    result = _invoke("convert", path, out_dir, "--split", "train=0.5,test=0.5")
+    result = invoke("convert", path, out_dir, "--split", "train=0.5,test=0.5")
     assert result.exit_code != 0
-    assert f"{path}, line 4:" in _plain(result.output)
-    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+    assert f"{path}, line 4:" in plain(result.output)
+    _assert_wrote_nothing(out_dir)
+
+
+def _convert_words(tmp_path, scheme, *options):
+    """`convert` of WORDS tagged in scheme into out/corpus.spacy, which must
+    succeed: the command's result and the file written."""
+    out = tmp_path / "out" / "corpus.spacy"
+    result = invoke("convert", write_conll(tmp_path, _conll(WORDS, TAGS[scheme])), out, *options)
+    assert result.exit_code == 0, result.output
+    return result, out
 
 
 def test_conll_convert_cli_default_spans_key(tmp_path):
-    path = _write(tmp_path, _conll(WORDS, TAGS["iob2"]))
-    out_dir = tmp_path / "out"
-    out = out_dir / "corpus.spacy"
-    result = _invoke("convert", path, out)
-    assert result.exit_code == 0, result.output
+    result, out = _convert_words(tmp_path, "iob2")
     assert out.is_file()
-    assert [p.name for p in out_dir.iterdir()] == ["corpus.spacy"]  # no temp file left
-    assert "Wrote 2 sentences" in _plain(result.output)
+    assert [p.name for p in out.parent.iterdir()] == ["corpus.spacy"]  # no temp file left
+    assert "Wrote 2 sentences" in plain(result.output)
     docs = load_docs(out)
     assert [_ents(doc) for doc in docs] == EXPECTED_ENTS
     assert [[(s.start, s.end, s.label_) for s in doc.spans["sc"]] for doc in docs] == EXPECTED_ENTS
@@ -401,20 +386,14 @@ def test_conll_convert_cli_default_spans_key(tmp_path):
 
 
 def test_conll_convert_cli_other_spans_key(tmp_path):
-    path = _write(tmp_path, _conll(WORDS, TAGS["bioes"]))
-    out = tmp_path / "corpus.spacy"
-    result = _invoke("convert", path, out, "--spans-key", "gold")
-    assert result.exit_code == 0, result.output
+    _, out = _convert_words(tmp_path, "bioes", "--spans-key", "gold")
     docs = load_docs(out)
     assert [list(doc.spans) for doc in docs] == [["gold"], ["gold"]]
     assert [[(s.start, s.end, s.label_) for s in doc.spans["gold"]] for doc in docs] == EXPECTED_ENTS
 
 
 def test_conll_convert_cli_no_spans_key(tmp_path):
-    path = _write(tmp_path, _conll(WORDS, TAGS["iob2"]))
-    out = tmp_path / "corpus.spacy"
-    result = _invoke("convert", path, out, "--spans-key", "")
-    assert result.exit_code == 0, result.output
+    _, out = _convert_words(tmp_path, "iob2", "--spans-key", "")
     docs = load_docs(out)
     assert [_ents(doc) for doc in docs] == EXPECTED_ENTS
     assert all(len(doc.spans) == 0 for doc in docs)
@@ -435,10 +414,20 @@ def _split_texts(out_dir):
     return {name: [d.text for d in load_docs(out_dir / f"{name}.spacy")] for name in ("train", "test")}
 
 
-def test_conll_convert_cli_split(tmp_path):
-    path = _write(tmp_path, SPLIT_TEXT)
+def _convert_split(tmp_path, split, *options, text=SPLIT_TEXT):
+    """`convert --split` of text, written to in.conll, into the folder
+    tmp_path/split: the command's result and that folder."""
     out_dir = tmp_path / "split"
-    result = _invoke("convert", path, out_dir, "--split", "train=0.5,test=0.5", "--split-seed", "1")
+    return invoke("convert", write_conll(tmp_path, text), out_dir, "--split", split, *options), out_dir
+
+
+def _assert_wrote_nothing(out_dir):
+    """A failed split leaves no part behind (the folder may exist, empty)."""
+    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
+def test_conll_convert_cli_split(tmp_path):
+    result, out_dir = _convert_split(tmp_path, "train=0.5,test=0.5", "--split-seed", "1")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out_dir.iterdir()) == ["test.spacy", "train.spacy"]
     texts = _split_texts(out_dir)
@@ -457,9 +446,9 @@ def test_conll_convert_cli_split(tmp_path):
 
 
 def test_conll_convert_cli_split_same_seed_same_split(tmp_path):
-    path = _write(tmp_path, SPLIT_TEXT)
+    path = write_conll(tmp_path, SPLIT_TEXT)
     for name, seed in [("a", "1"), ("b", "1"), ("c", "2")]:
-        result = _invoke("convert", path, tmp_path / name, "--split", "train=0.5,test=0.5", "--split-seed", seed)
+        result = invoke("convert", path, tmp_path / name, "--split", "train=0.5,test=0.5", "--split-seed", seed)
         assert result.exit_code == 0, result.output
     assert _split_texts(tmp_path / "a") == _split_texts(tmp_path / "b")
     # with 6 sentences, seeds 1 and 2 give different shuffles
@@ -480,12 +469,10 @@ def test_conll_convert_cli_split_same_seed_same_split(tmp_path):
     ],
 )
 def test_conll_convert_cli_bad_split(tmp_path, split, message):
-    path = _write(tmp_path, SPLIT_TEXT)
-    out_dir = tmp_path / "split"
-    result = _invoke("convert", path, out_dir, "--split", split)
+    result, out_dir = _convert_split(tmp_path, split)
     assert result.exit_code != 0
-    assert message in _plain(result.output)
-    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+    assert message in plain(result.output)
+    _assert_wrote_nothing(out_dir)
 
 
 @pytest.mark.parametrize(
@@ -500,19 +487,17 @@ def test_conll_convert_cli_bad_split(tmp_path, split, message):
     ],
 )
 def test_conll_convert_cli_split_part_must_be_a_plain_file_name(tmp_path, split, name):
-    path = _write(tmp_path, SPLIT_TEXT)
+    path = write_conll(tmp_path, SPLIT_TEXT)
     split, name = split.format(tmp=tmp_path), name.format(tmp=tmp_path)  # an absolute path
-    result = _invoke("convert", path, tmp_path / "out" / "split", "--split", split)
+    result = invoke("convert", path, tmp_path / "out" / "split", "--split", split)
     assert result.exit_code != 0
-    assert f"the part name {name!r} is not a plain file name" in _plain(result.output)
+    assert f"the part name {name!r} is not a plain file name" in plain(result.output)
     # nothing written, in the output folder or outside it
     assert [p.name for p in tmp_path.iterdir()] == ["in.conll"]
 
 
 def test_conll_convert_cli_split_part_names_may_use_dots_dashes_underscores(tmp_path):
-    path = _write(tmp_path, SPLIT_TEXT)
-    out_dir = tmp_path / "split"
-    result = _invoke("convert", path, out_dir, "--split", "train-v1.a=0.5,dev_2=0.5")
+    result, out_dir = _convert_split(tmp_path, "train-v1.a=0.5,dev_2=0.5")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out_dir.iterdir()) == ["dev_2.spacy", "train-v1.a.spacy"]
 
@@ -527,13 +512,11 @@ def test_conll_convert_cli_split_part_names_may_use_dots_dashes_underscores(tmp_
     ],
 )
 def test_conll_convert_cli_split_empty_part_is_an_error(tmp_path, text, split, message):
-    path = _write(tmp_path, text)
-    out_dir = tmp_path / "split"
-    result = _invoke("convert", path, out_dir, "--split", split)
+    result, out_dir = _convert_split(tmp_path, split, text=text)
     assert result.exit_code == 1
-    assert f"split: {message} are too few for the fractions" in _plain(result.output)
+    assert f"split: {message} are too few for the fractions" in plain(result.output)
     assert "Wrote" not in result.output
-    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+    _assert_wrote_nothing(out_dir)
 
 
 @pytest.mark.parametrize("kind", ["missing", "folder"])
@@ -541,11 +524,11 @@ def test_conll_convert_cli_missing_input(tmp_path, kind):
     path = tmp_path / "nope.conll"
     if kind == "folder":
         path.mkdir()
-    result = _invoke("convert", path, tmp_path / "out.spacy")
+    result = invoke("convert", path, tmp_path / "out.spacy")
     assert result.exit_code != 0
     # a folder is named as one, not as missing (issue 31 L7)
     expected = f"No such input file: {path}" if kind == "missing" else f"{path} is a folder: convert reads one CoNLL file"
-    assert expected in _plain(result.output)
+    assert expected in plain(result.output)
     assert not (tmp_path / "out.spacy").exists()
 
 
@@ -555,18 +538,18 @@ def test_conll_load_docs_missing(tmp_path):
 
 
 def test_conll_convert_cli_output_is_a_folder(tmp_path):
-    src = _write(tmp_path, "Paris\tB-LOC\n")
+    src = write_conll(tmp_path, "Paris\tB-LOC\n")
     folder = tmp_path / "out"
     folder.mkdir()
-    result = CliRunner().invoke(app, ["convert", str(src), str(folder)])
+    result = invoke("convert", src, folder)
     assert result.exit_code == 1
-    assert "is a folder" in _plain(result.output) and list(folder.iterdir()) == []
+    assert "is a folder" in plain(result.output) and list(folder.iterdir()) == []
 
 
 def test_conll_convert_cli_split_part_named_twice(tmp_path):
-    src = _write(tmp_path, "Paris\tB-LOC\n\nRome\tB-LOC\n")
-    result = CliRunner().invoke(app, ["convert", str(src), str(tmp_path / "out"), "--split", "train=0.5,train=0.5"])
-    assert result.exit_code != 0 and "named twice" in _plain(result.output)
+    src = write_conll(tmp_path, "Paris\tB-LOC\n\nRome\tB-LOC\n")
+    result = invoke("convert", src, tmp_path / "out", "--split", "train=0.5,train=0.5")
+    assert result.exit_code != 0 and "named twice" in plain(result.output)
     assert not (tmp_path / "out").exists()
 
 

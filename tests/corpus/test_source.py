@@ -3,13 +3,13 @@ commands read it (issue 31, L3: it gave 0 examples and only spaCy's W090)."""
 import warnings
 
 import pytest
-import spacy
 from spacy.util import registry
-from thinc.api import Config
 
 from spacy_imbalance.corpus.source import ConllCorpus, source_corpus
 from spacy_imbalance.corpus.conll import ConllFormatError
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import load_docs
+
+from ._corpus import corpus_config, write_conll, write_docs
 
 # four sentences, three with entities
 CONLL = (
@@ -21,11 +21,11 @@ CONLL = (
 
 # each reader with settings that keep every sentence (or a known number)
 READERS = {
-    "spacy-imbalance.MaskedCorpus.v1": ("p = 0.0", 4),
-    "spacy-imbalance.ResampledCorpus.v1": ('method = "none"', 4),
-    "spacy-imbalance.SubsampledCorpus.v1": ("n_sentences = 3", 3),
-    "spacy-imbalance.AugmentedCorpus.v1": ("p = 0.0\nn_copies = 1", 8),
-    "spacy-imbalance.DistantCorpus.v1": ("dictionary_fraction = 1.0", 4),
+    "MaskedCorpus": (["p = 0.0"], 4),
+    "ResampledCorpus": (['method = "none"'], 4),
+    "SubsampledCorpus": (["n_sentences = 3"], 3),
+    "AugmentedCorpus": (["p = 0.0", "n_copies = 1"], 8),
+    "DistantCorpus": (["dictionary_fraction = 1.0"], 4),
 }
 
 
@@ -35,26 +35,17 @@ def _entities(examples):
 
 @pytest.fixture
 def conll_path(tmp_path):
-    path = tmp_path / "train.conll"
-    path.write_text(CONLL, encoding="utf8")
-    return path
-
-
-@pytest.fixture
-def nlp():
-    return spacy.blank("en")
+    return write_conll(tmp_path, CONLL, "train.conll")
 
 
 def _reader(name, settings, path):
-    config = Config().from_str(f'[corpus]\n@readers = "{name}"\npath = "{path}"\n{settings}\n')
-    return registry.resolve(config)["corpus"]
+    return registry.resolve(corpus_config((name, *settings), path=path))["corpus"]
 
 
 @pytest.mark.parametrize("name", list(READERS))
 def test_source_readers_read_a_conll_file_as_its_spacy_conversion(tmp_path, conll_path, nlp, name):
     settings, n_examples = READERS[name]
-    spacy_path = tmp_path / "train.spacy"
-    write_docbin(load_docs(conll_path), spacy_path)
+    spacy_path = write_docs(tmp_path / "train.spacy", load_docs(conll_path))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # W090 ("no .spacy files") among them
         from_conll = list(_reader(name, settings, conll_path)(nlp))
@@ -76,9 +67,8 @@ def test_source_conll_corpus_keeps_spacys_settings(conll_path, nlp):
 
 
 def test_source_conll_errors_name_the_file_and_line(tmp_path, nlp):
-    path = tmp_path / "bad.conll"
-    path.write_text("Kate\tB-PER\nlives\tX-Y\n", encoding="utf8")
-    reader = _reader("spacy-imbalance.ResampledCorpus.v1", 'method = "none"', path)
+    path = write_conll(tmp_path, "Kate\tB-PER\nlives\tX-Y\n", "bad.conll")
+    reader = _reader("ResampledCorpus", ['method = "none"'], path)
     with pytest.raises(ConllFormatError, match="bad.conll"):
         list(reader(nlp))
 
@@ -86,7 +76,7 @@ def test_source_conll_errors_name_the_file_and_line(tmp_path, nlp):
 def test_source_spacy_files_and_folders_still_read_by_spacy_corpus(tmp_path, conll_path, nlp):
     folder = tmp_path / "data"
     folder.mkdir()
-    write_docbin(load_docs(conll_path), folder / "train.spacy")
+    write_docs(folder / "train.spacy", load_docs(conll_path))
     source = source_corpus("test", folder, None)
     assert not isinstance(source, ConllCorpus)
     assert len(list(source(nlp))) == 4

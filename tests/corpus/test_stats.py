@@ -3,27 +3,16 @@
 built below."""
 import json
 import math
-import re
 
 import pytest
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
-from typer.testing import CliRunner
 
-from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, write_docbin
 from spacy_imbalance.corpus.stats import corpus_stats, rareness, zero_length_spans
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _plain(output: str) -> str:
-    return " ".join(ANSI.sub("", output).split())
-
-
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
+from ._corpus import invoke, plain
 
 
 def _doc(vocab, text, ents=(), sent_starts=None):
@@ -218,7 +207,7 @@ def _approx_dict(d):
 
 
 def test_stats_cli_json_conll(conll_path):
-    result = _invoke("stats", conll_path, "--json")
+    result = invoke("stats", conll_path, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     _check_small_json(data)
@@ -232,7 +221,7 @@ def test_stats_cli_json_spacy(conll_path, tmp_path, spans_key_args):
     copy_ents_to_spans(docs, "sc")
     spacy_path = tmp_path / "small.spacy"
     write_docbin(docs, spacy_path)
-    result = _invoke("stats", spacy_path, "--json", *spans_key_args)
+    result = invoke("stats", spacy_path, "--json", *spans_key_args)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     _check_small_json(data)
@@ -240,7 +229,7 @@ def test_stats_cli_json_spacy(conll_path, tmp_path, spans_key_args):
 
 
 def test_stats_cli_json_unknown_spans_key(conll_path):
-    result = _invoke("stats", conll_path, "--json", "--spans-key", "nope")
+    result = invoke("stats", conll_path, "--json", "--spans-key", "nope")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["tokens"] == 9
@@ -250,9 +239,9 @@ def test_stats_cli_json_unknown_spans_key(conll_path):
 
 
 def test_stats_cli_table(conll_path):
-    result = _invoke("stats", conll_path)
+    result = invoke("stats", conll_path)
     assert result.exit_code == 0, result.output
-    out = _plain(result.output)
+    out = plain(result.output)
     assert "% entity tokens 44.44" in out  # 400 / 9
     assert "% tokens of most frequent type 33.33 (PER)" in out  # 300 / 9
     assert "% tokens of least frequent type 11.11 (LOC)" in out  # 100 / 9
@@ -264,23 +253,23 @@ def test_stats_cli_table(conll_path):
 @pytest.mark.parametrize("name", ["missing.conll", "missing.spacy"])
 def test_stats_cli_missing_file(tmp_path, name):
     path = tmp_path / name
-    result = _invoke("stats", path, "--json")
+    result = invoke("stats", path, "--json")
     assert result.exit_code != 0
-    assert str(path) in _plain(result.output)
+    assert str(path) in plain(result.output)
 
 
 def test_stats_cli_folder(tmp_path):
-    result = _invoke("stats", tmp_path)
+    result = invoke("stats", tmp_path)
     assert result.exit_code != 0
-    assert str(tmp_path) in _plain(result.output)
+    assert str(tmp_path) in plain(result.output)
 
 
 def test_stats_cli_malformed_conll(tmp_path):
     path = tmp_path / "bad.conll"
     path.write_text("a\tO\nb\tX-PER\n", encoding="utf-8")
-    result = _invoke("stats", path)
+    result = invoke("stats", path)
     assert result.exit_code != 0
-    assert f"{path}, line 2:" in _plain(result.output)
+    assert f"{path}, line 2:" in plain(result.output)
 
 
 def test_stats_overlapping_spans_of_one_type_count_each_token_once():

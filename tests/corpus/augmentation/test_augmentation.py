@@ -4,14 +4,10 @@ import random
 import warnings
 
 import pytest
-import spacy
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config
-from typer.testing import CliRunner
 
-import spacy_imbalance.cli.augment  # noqa: F401  (registers the command)
 from spacy_imbalance.corpus.augmentation.augmentation import (
     METHODS,
     AugmentationPools,
@@ -21,10 +17,11 @@ from spacy_imbalance.corpus.augmentation.augmentation import (
     segments,
     shuffle_within_segments,
 )
-from spacy_imbalance.cli._app import app
 from spacy_imbalance.corpus.augmentation.reader import create_augmented_corpus_reader_v1
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import load_docs
 from spacy_imbalance.corpus.sentences import MISSING, TaggedSentence, mention_bounds, tagged_sentence
+
+from .._corpus import assert_config_rejects, corpus_config, invoke, write_docs
 
 # each type has exactly two mentions, of different lengths; the last token of s3 is unannotated
 CORPUS = [
@@ -232,17 +229,14 @@ def test_augmentation_rejects_bad_settings(kwargs, message):
 
 @pytest.fixture
 def corpus_path(tmp_path):
-    path = tmp_path / "train.spacy"
-    write_docbin(big_corpus(), path)
-    return path
+    return write_docs(tmp_path / "train.spacy", big_corpus())
 
 
 def reader_words_tags(reader, nlp):
     return words_tags([eg.reference for eg in reader(nlp)])
 
 
-def test_augmented_corpus_yields_each_sentence_and_its_copies(corpus_path, capsys):
-    nlp = spacy.blank("en")
+def test_augmented_corpus_yields_each_sentence_and_its_copies(corpus_path, nlp, capsys):
     reader = create_augmented_corpus_reader_v1(corpus_path, method="all", p=0.5, seed=2)
     first = reader_words_tags(reader, nlp)
     assert len(first) == 2 * 60
@@ -256,20 +250,11 @@ def test_augmented_corpus_yields_each_sentence_and_its_copies(corpus_path, capsy
     assert "AugmentedCorpus: all (p=0.5), 60 sentences in, 120 out (size x2.00)" in " ".join(out.split())
 
 
-def test_augmented_corpus_resolves_from_config(corpus_path):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.AugmentedCorpus.v1"
-        path = "{corpus_path}"
-        method = "mention_replacement"
-        p = 1.0
-        n_copies = 2
-        """
-    )
+def test_augmented_corpus_resolves_from_config(corpus_path, nlp):
+    config = corpus_config(("AugmentedCorpus", 'method = "mention_replacement"', "p = 1.0", "n_copies = 2"), path=corpus_path)
     reader = registry.resolve(config)["corpus"]
     assert (reader.method, reader.p, reader.n_copies) == ("mention_replacement", 1.0, 2)
-    assert len(list(reader(spacy.blank("en")))) == 3 * 60
+    assert len(list(reader(nlp))) == 3 * 60
 
 
 @pytest.mark.parametrize(
@@ -283,21 +268,12 @@ def test_augmented_corpus_resolves_from_config(corpus_path):
     ],
 )
 def test_augmented_corpus_config_rejects_bad_settings(corpus_path, setting, message):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.AugmentedCorpus.v1"
-        path = "{corpus_path}"
-        {setting}
-        """
-    )
-    with pytest.raises(Exception, match=message):
-        registry.resolve(config)
+    assert_config_rejects("AugmentedCorpus", setting, path=corpus_path, match=message, error=Exception)
 
 
 def test_augment_cli_writes_the_file(tmp_path, corpus_path):
     out = tmp_path / "out" / "augmented.spacy"
-    result = CliRunner().invoke(app, ["augment", str(corpus_path), str(out), "--method", "mention_replacement", "--p", "1", "--copies", "2", "--seed", "3"])
+    result = invoke("augment", corpus_path, out, "--method", "mention_replacement", "--p", "1", "--copies", "2", "--seed", "3")
     assert result.exit_code == 0, result.output
     assert "before" in result.output and "after" in result.output
     written = load_docs(out)
@@ -307,11 +283,10 @@ def test_augment_cli_writes_the_file(tmp_path, corpus_path):
 
 
 def test_augment_cli_errors(tmp_path, corpus_path):
-    runner = CliRunner()
-    result = runner.invoke(app, ["augment", str(tmp_path / "nope.spacy"), str(tmp_path / "out.spacy")])
+    result = invoke("augment", tmp_path / "nope.spacy", tmp_path / "out.spacy")
     assert result.exit_code == 1
     assert "nope.spacy" in result.output
-    result = runner.invoke(app, ["augment", str(corpus_path), str(tmp_path / "out.spacy"), "--p", "2"])
+    result = invoke("augment", corpus_path, tmp_path / "out.spacy", "--p", "2")
     assert result.exit_code == 1
     # named as the option, checked before the corpus is read
     assert "--p must be in [0, 1], got 2.0" in result.output

@@ -3,17 +3,16 @@ config resolution, nesting and settings validation."""
 import re
 
 import pytest
-import spacy
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config
 
 from spacy_imbalance.corpus.distant import DistantCorpus, create_distant_corpus_reader_v1, distant_supervision, label_quality
-from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, load_docs
 from spacy_imbalance.corpus.subsampling.reader import create_subsampled_corpus_reader_v1
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from .._corpus import assert_config_rejects, corpus_config, plain, write_docs
+
 SENTENCES = [
     ("Kate lives in Paris", [(0, 1, "PER"), (3, 4, "LOC")]),
     ("Bob visited London and Paris", [(0, 1, "PER"), (2, 3, "LOC"), (4, 5, "LOC")]),
@@ -43,20 +42,9 @@ def annotation(doc):
     )
 
 
-def _plain(output: str) -> str:
-    return " ".join(ANSI.sub("", output).split())
-
-
 @pytest.fixture(scope="module")
 def corpus_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("distant") / "train.spacy"
-    write_docbin(make_corpus(), path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return spacy.blank("en")
+    return write_docs(tmp_path_factory.mktemp("distant") / "train.spacy", make_corpus())
 
 
 def test_distant_corpus_is_the_same_every_epoch_and_equals_the_function(corpus_path, nlp, capsys):
@@ -73,7 +61,7 @@ def test_distant_corpus_is_the_same_every_epoch_and_equals_the_function(corpus_p
     quality = label_quality(gold, expected)
     assert reader.quality == quality and 0 < quality.n_correct < quality.n_gold
     list(create_distant_corpus_reader_v1(corpus_path, dictionary_fraction=0.5, seed=4)(nlp))
-    out = _plain(capsys.readouterr().out)
+    out = plain(capsys.readouterr().out)
     assert out.count("DistantCorpus") == 1
     assert (
         f"DistantCorpus: dictionary of {len(dictionary)} entries from 50 % of the gold mentions; "
@@ -94,18 +82,10 @@ def test_distant_corpus_full_dictionary_labels_every_gold_string(corpus_path, nl
 
 
 def test_distant_corpus_from_config_wrapping_another_reader(corpus_path, nlp):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.DistantCorpus.v1"
-        dictionary_fraction = 1.0
-        spans_key = "sc"
-
-        [corpus.corpus]
-        @readers = "spacy-imbalance.SubsampledCorpus.v1"
-        path = "{corpus_path}"
-        n_sentences = 10
-        """
+    config = corpus_config(
+        ("DistantCorpus", "dictionary_fraction = 1.0", 'spans_key = "sc"'),
+        ("SubsampledCorpus", "n_sentences = 10"),
+        path=corpus_path,
     )
     reader = registry.resolve(config)["corpus"]
     assert isinstance(reader, DistantCorpus)
@@ -138,16 +118,7 @@ def test_distant_corpus_limit_and_max_length_reach_the_corpus(corpus_path, nlp):
     ],
 )
 def test_distant_corpus_config_rejects_bad_settings_at_resolve(corpus_path, setting, message):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.DistantCorpus.v1"
-        path = "{corpus_path}"
-        {setting}
-        """
-    )
-    with pytest.raises(ValueError, match=message):
-        registry.resolve(config)
+    assert_config_rejects("DistantCorpus", setting, path=corpus_path, match=message)
 
 
 # --- gold the reader cannot label from (issue 31, M8 and L6) -----------------
@@ -164,8 +135,7 @@ def test_distant_corpus_refuses_an_absent_spans_key(corpus_path, nlp):
 def test_distant_corpus_refuses_ents_when_the_gold_is_a_span_group(tmp_path, nlp):
     doc = Doc(Vocab(), words=["Kate", "lives", "in", "Paris"])
     doc.spans["sc"] = [Span(doc, 0, 1, "PER"), Span(doc, 3, 4, "LOC")]
-    path = tmp_path / "spans.spacy"
-    write_docbin([doc], path)
+    path = write_docs(tmp_path / "spans.spacy", [doc])
     with pytest.raises(ValueError, match=r"DistantCorpus.v1: .*spans.spacy: no document has entities in doc.ents .*'sc'"):
         list(create_distant_corpus_reader_v1(path)(nlp))
 

@@ -5,27 +5,18 @@ import random
 import re
 
 import pytest
-import spacy
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config
-from typer.testing import CliRunner
 
-import spacy_imbalance.cli.mask  # noqa: F401  (registers the command)
-from spacy_imbalance.cli._app import app
 from spacy_imbalance.corpus.masking.masking import mask_entities, masking_counts
-from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import copy_ents_to_spans, load_docs
 from spacy_imbalance.corpus.masking.reader import create_masked_corpus_reader_v1
 from spacy_imbalance.corpus.subsampling.reader import create_subsampled_corpus_reader_v1
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from .._corpus import assert_config_rejects, corpus_config, invoke, plain, write_docs
+
 LABELS = ["PER", "ORG", "LOC"]
-
-
-def _plain(output: str) -> str:
-    """Output without colours and wasabi's line wrapping."""
-    return " ".join(ANSI.sub("", output).split())
 
 
 def make_corpus(n_docs=1000, seed=1, vocab=None):
@@ -63,11 +54,6 @@ def annotation(doc):
 @pytest.fixture(scope="module")
 def corpus():
     return make_corpus()
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return spacy.blank("en")
 
 
 @pytest.mark.parametrize("p", [0.3, 0.7])
@@ -168,9 +154,7 @@ def test_masking_spans_key_masks_that_group():
 
 @pytest.fixture(scope="module")
 def corpus_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("masking") / "train.spacy"
-    write_docbin(make_corpus(300), path)
-    return path
+    return write_docs(tmp_path_factory.mktemp("masking") / "train.spacy", make_corpus(300))
 
 
 def test_masked_corpus_is_the_same_every_epoch_and_equals_the_function(corpus_path, nlp, capsys):
@@ -183,7 +167,7 @@ def test_masked_corpus_is_the_same_every_epoch_and_equals_the_function(corpus_pa
     n_dropped = sum(len(doc.spans["masked"]) for doc in expected)
     # spacy train builds the train reader twice (initialize, then training): still once
     list(create_masked_corpus_reader_v1(corpus_path, p=0.5, seed=4)(nlp))
-    out = _plain(capsys.readouterr().out)
+    out = plain(capsys.readouterr().out)
     assert out.count("MaskedCorpus") == 1
     assert f"MaskedCorpus: p=0.5, {n_dropped} of 1,500 entities masked ({100 * n_dropped / 1500:.1f} %) in 300 sentences" in out
 
@@ -201,21 +185,11 @@ def test_masked_corpus_wraps_a_subsampled_corpus(corpus_path, nlp):
 
 
 def test_masked_corpus_from_config(corpus_path, nlp):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.ResampledCorpus.v1"
-        method = "none"
-
-        [corpus.corpus]
-        @readers = "spacy-imbalance.MaskedCorpus.v1"
-        p = 1.0
-
-        [corpus.corpus.corpus]
-        @readers = "spacy-imbalance.SubsampledCorpus.v1"
-        path = "{corpus_path}"
-        n_sentences = 10
-        """
+    config = corpus_config(
+        ("ResampledCorpus", 'method = "none"'),
+        ("MaskedCorpus", "p = 1.0"),
+        ("SubsampledCorpus", "n_sentences = 10"),
+        path=corpus_path,
     )
     reader = registry.resolve(config)["corpus"]
     examples = list(reader(nlp))
@@ -225,24 +199,10 @@ def test_masked_corpus_from_config(corpus_path, nlp):
 
 @pytest.mark.parametrize("p", ["1.5", "-0.5"])
 def test_masked_corpus_config_rejects_bad_p_at_resolve(corpus_path, p):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.MaskedCorpus.v1"
-        path = "{corpus_path}"
-        p = {p}
-        """
-    )
-    with pytest.raises(ValueError, match="MaskedCorpus.v1: p must be a probability"):
-        registry.resolve(config)
+    assert_config_rejects("MaskedCorpus", f"p = {p}", path=corpus_path, match="MaskedCorpus.v1: p must be a probability")
 
 
 # --- gold the reader cannot mask (issue 31, M8 and L2) -----------------------
-
-
-def _write(path, docs):
-    write_docbin(docs, path)
-    return path
 
 
 def test_masked_corpus_refuses_an_absent_spans_key(corpus_path, nlp):
@@ -257,7 +217,7 @@ def test_masked_corpus_refuses_ents_when_the_gold_is_a_span_group(tmp_path, nlp)
     """spans_key null reads doc.ents: empty there, while "sc" holds the gold."""
     doc = Doc(Vocab(), words=["Ann", "sings"])
     doc.spans["sc"] = [Span(doc, 0, 1, "PER")]
-    path = _write(tmp_path / "spans.spacy", [doc])
+    path = write_docs(tmp_path / "spans.spacy", [doc])
     with pytest.raises(ValueError, match=r"MaskedCorpus.v1: .*spans.spacy: no document has entities in doc.ents \(spans_key null .*'sc'"):
         list(create_masked_corpus_reader_v1(path, p=0.5)(nlp))
 
@@ -269,7 +229,7 @@ def test_masked_corpus_reads_ents_with_a_spans_key_null(corpus_path, nlp):
 
 
 def test_masked_corpus_warns_on_a_corpus_without_entities(tmp_path, nlp):
-    path = _write(tmp_path / "none.spacy", [Doc(Vocab(), words=["it", "rains"], ents=["O", "O"])])
+    path = write_docs(tmp_path / "none.spacy", [Doc(Vocab(), words=["it", "rains"], ents=["O", "O"])])
     with pytest.warns(UserWarning, match="MaskedCorpus.v1: .*none.spacy has no gold entities: there is nothing to mask"):
         examples = list(create_masked_corpus_reader_v1(path, p=0.5)(nlp))
     assert len(examples) == 1
@@ -290,7 +250,7 @@ def test_mask_entities_names_a_zero_length_span():
 
 
 def test_masked_corpus_names_a_zero_length_span(tmp_path, nlp):
-    path = _write(tmp_path / "zero.spacy", _zero_length_docs())
+    path = write_docs(tmp_path / "zero.spacy", _zero_length_docs())
     message = f"spacy-imbalance.MaskedCorpus.v1: {path}: sentence 1 has a zero-length span in doc.spans['sc']"
     with pytest.raises(ValueError, match=re.escape(message)):
         list(create_masked_corpus_reader_v1(path, p=0.5)(nlp))
@@ -299,26 +259,22 @@ def test_masked_corpus_names_a_zero_length_span(tmp_path, nlp):
 # --- the mask command --------------------------------------------------------
 
 
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
-
-
 def test_mask_command_writes_what_the_reader_yields(corpus_path, nlp, tmp_path):
     output = tmp_path / "masked.spacy"
-    result = _invoke("mask", corpus_path, output, "--p", "0.5", "--seed", "4")
+    result = invoke("mask", corpus_path, output, "--p", "0.5", "--seed", "4")
     assert result.exit_code == 0, result.output
     written = [annotation(doc) for doc in load_docs(output)]
     reader = create_masked_corpus_reader_v1(corpus_path, p=0.5, seed=4)
     assert written == [annotation(eg.reference) for eg in reader(nlp)]
     n_dropped = sum(len(doc[3]["masked"]) for doc in written)
-    assert f"{n_dropped} of 1,500 entities masked" in _plain(result.output)
+    assert f"{n_dropped} of 1,500 entities masked" in plain(result.output)
 
 
 def test_mask_command_errors(corpus_path, tmp_path):
-    result = _invoke("mask", tmp_path / "nope.spacy", tmp_path / "out.spacy", "--p", "0.5")
+    result = invoke("mask", tmp_path / "nope.spacy", tmp_path / "out.spacy", "--p", "0.5")
     assert result.exit_code == 1
     assert "nope.spacy" in result.output
-    result = _invoke("mask", corpus_path, tmp_path / "out.spacy", "--p", "2")
+    result = invoke("mask", corpus_path, tmp_path / "out.spacy", "--p", "2")
     assert result.exit_code == 1
-    assert "--p must be a probability in [0, 1], got 2.0" in _plain(result.output)
+    assert "--p must be a probability in [0, 1], got 2.0" in plain(result.output)
     assert not (tmp_path / "out.spacy").exists()

@@ -1,26 +1,21 @@
 """The ResampledCorpus reader yields each sentence f_s times."""
 import pytest
-import spacy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Config
 
-from spacy_imbalance.corpus.docs_io import write_docbin
 from spacy_imbalance.corpus.resampling.reader import create_resampled_corpus_reader_v1
 
+from .._corpus import assert_config_rejects, corpus_config, write_docs
 from .test_resampling import EXPECTED, make_docs
 
 
 @pytest.fixture
 def corpus_path(tmp_path):
-    path = tmp_path / "train.spacy"
-    write_docbin(make_docs(), path)
-    return path
+    return write_docs(tmp_path / "train.spacy", make_docs())
 
 
 @pytest.mark.parametrize("method", list(EXPECTED))
-def test_resampled_corpus_yields_each_sentence_f_times(corpus_path, method):
-    nlp = spacy.blank("en")
+def test_resampled_corpus_yields_each_sentence_f_times(corpus_path, method, nlp):
     reader = create_resampled_corpus_reader_v1(corpus_path, method=method)
     texts = [eg.reference.text for eg in reader(nlp)]
     assert len(texts) == sum(EXPECTED[method])
@@ -29,25 +24,21 @@ def test_resampled_corpus_yields_each_sentence_f_times(corpus_path, method):
     assert [eg.reference.text for eg in reader(nlp)] == texts  # the same on the next epoch
 
 
-def test_resampled_corpus_splits_sentences(tmp_path):
-    nlp = spacy.blank("en")
+def test_resampled_corpus_splits_sentences(tmp_path, nlp):
     doc = Doc(nlp.vocab, words=["Ann", "sings", ".", "It", "rains", "."], sent_starts=[True, False, False, True, False, False], ents=["B-PER", "O", "O", "O", "O", "O"])
-    write_docbin([doc], tmp_path / "two.spacy")
-    reader = create_resampled_corpus_reader_v1(tmp_path / "two.spacy", method="sC")
+    reader = create_resampled_corpus_reader_v1(write_docs(tmp_path / "two.spacy", [doc]), method="sC")
     # sentence 1 has one PER token: f = 2; sentence 2 none: f = 1
     assert [eg.reference.text.strip() for eg in reader(nlp)] == ["Ann sings .", "Ann sings .", "It rains ."]
 
 
-def test_resampled_corpus_wraps_another_reader(corpus_path):
-    nlp = spacy.blank("en")
+def test_resampled_corpus_wraps_another_reader(corpus_path, nlp):
     inner = registry.readers.get("spacy.Corpus.v1")(path=corpus_path, limit=2, gold_preproc=False)
     reader = create_resampled_corpus_reader_v1(corpus=inner, method="sC")
     # the first two sentences only: f = 3 and 1
     assert len(list(reader(nlp))) == 4
 
 
-def test_resampled_corpus_prints_the_size_increase_once(corpus_path, capsys):
-    nlp = spacy.blank("en")
+def test_resampled_corpus_prints_the_size_increase_once(corpus_path, capsys, nlp):
     reader = create_resampled_corpus_reader_v1(corpus_path, method="sCRD")
     list(reader(nlp))
     list(reader(nlp))
@@ -71,46 +62,24 @@ def test_resampled_corpus_missing_path_names_it(tmp_path):
 
 
 def test_resampled_corpus_config_rejects_unknown_method(corpus_path):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.ResampledCorpus.v1"
-        path = "{corpus_path}"
-        method = "sCX"
-        """
-    )
-    with pytest.raises(Exception, match="method"):
-        registry.resolve(config)
+    assert_config_rejects("ResampledCorpus", 'method = "sCX"', path=corpus_path, match="method", error=Exception)
 
 
-def test_resampled_corpus_nests_masked_and_subsampled_readers(toy_corpus):
+def test_resampled_corpus_nests_masked_and_subsampled_readers(toy_corpus, nlp):
     """The README's example: resample a masked 40-sentence subset, from a config."""
     from spacy_imbalance.corpus.masking.masking import mask_entities
     from spacy_imbalance.corpus.docs_io import load_docs
     from spacy_imbalance.corpus.resampling.resampling import sentence_weights
     from spacy_imbalance.corpus.subsampling.subsampling import subsample
 
-    config = Config().from_str(
-        f"""
-        [train]
-        @readers = "spacy-imbalance.ResampledCorpus.v1"
-        method = "sCRD"
-
-        [train.corpus]
-        @readers = "spacy-imbalance.MaskedCorpus.v1"
-        p = 0.5
-        seed = 3
-
-        [train.corpus.corpus]
-        @readers = "spacy-imbalance.SubsampledCorpus.v1"
-        path = "{toy_corpus / 'train.spacy'}"
-        n_sentences = 40
-        seed = 1
-        gold_preproc = true
-        """
+    config = corpus_config(
+        ("ResampledCorpus", 'method = "sCRD"'),
+        ("MaskedCorpus", "p = 0.5", "seed = 3"),
+        ("SubsampledCorpus", "n_sentences = 40", "seed = 1", "gold_preproc = true"),
+        path=toy_corpus / "train.spacy",
+        section="train",
     )
     reader = registry.resolve(config)["train"]
-    nlp = spacy.blank("en")
     examples = list(reader(nlp))
     # the same pipeline of pure functions on the same file
     expected = mask_entities(subsample(load_docs(toy_corpus / "train.spacy", nlp.vocab), 40, seed=1), 0.5, seed=3)

@@ -4,26 +4,17 @@ import random
 import re
 
 import pytest
-import spacy
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config
-from typer.testing import CliRunner
 
-import spacy_imbalance.cli.subsample  # noqa: F401  (registers the command)
-from spacy_imbalance.cli._app import app
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import load_docs
 from spacy_imbalance.corpus.subsampling.reader import create_subsampled_corpus_reader_v1
 from spacy_imbalance.corpus.subsampling.subsampling import entity_tokens, subsample
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from .._corpus import assert_config_rejects, corpus_config, invoke, plain, write_docs
+
 TARGETS = [0.01, 0.02, 0.05, 0.10, 0.20]
-
-
-def _plain(output: str) -> str:
-    """Output without colours and wasabi's line wrapping."""
-    return " ".join(ANSI.sub("", output).split())
 
 
 def make_corpus(seed=0, vocab=None):
@@ -59,11 +50,6 @@ def positions(selected, docs):
 @pytest.fixture(scope="module")
 def corpus():
     return make_corpus()
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return spacy.blank("en")
 
 
 def test_uniform_subsample_is_a_seeded_subset_in_corpus_order(corpus):
@@ -128,9 +114,7 @@ def test_entity_tokens_count_overlapping_spans_once():
 
 @pytest.fixture(scope="module")
 def corpus_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("subsampling") / "train.spacy"
-    write_docbin(make_corpus(), path)
-    return path
+    return write_docs(tmp_path_factory.mktemp("subsampling") / "train.spacy", make_corpus())
 
 
 @pytest.mark.parametrize("ratio", [None, 0.05])
@@ -142,7 +126,7 @@ def test_subsampled_corpus_same_every_epoch_and_equals_the_function(corpus_path,
     assert first == [doc.text for doc in expected]
     # spacy train builds the train reader twice (initialize, then training): still once
     list(create_subsampled_corpus_reader_v1(corpus_path, n_sentences=100, entity_token_ratio=ratio, seed=5)(nlp))
-    out = _plain(capsys.readouterr().out)
+    out = plain(capsys.readouterr().out)
     assert out.count("SubsampledCorpus") == 1
     assert f"SubsampledCorpus: 100 of 800 sentences, {100 * share(expected):.2f} % entity tokens (corpus {100 * share(load_docs(corpus_path)):.2f} %)" in out
 
@@ -157,16 +141,7 @@ def test_subsampled_corpus_data_errors_come_on_the_first_call(corpus_path, nlp):
 
 
 def test_subsampled_corpus_from_config(corpus_path, nlp):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.SubsampledCorpus.v1"
-        path = "{corpus_path}"
-        n_sentences = 50
-        entity_token_ratio = 0.1
-        seed = 2
-        """
-    )
+    config = corpus_config(("SubsampledCorpus", "n_sentences = 50", "entity_token_ratio = 0.1", "seed = 2"), path=corpus_path)
     reader = registry.resolve(config)["corpus"]
     examples = list(reader(nlp))
     assert len(examples) == 50
@@ -180,46 +155,24 @@ def test_subsampled_corpus_from_config(corpus_path, nlp):
 def test_subsampled_corpus_config_rejects_bad_settings_at_resolve(corpus_path, setting, name):
     lines = {"n_sentences": "n_sentences = 10"}
     lines[setting.split()[0]] = setting
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.SubsampledCorpus.v1"
-        path = "{corpus_path}"
-        """
-        + "\n".join(lines.values())
-    )
-    with pytest.raises(ValueError, match=f"SubsampledCorpus.v1: {name}"):
-        registry.resolve(config)
+    assert_config_rejects("SubsampledCorpus", *lines.values(), path=corpus_path, match=f"SubsampledCorpus.v1: {name}")
 
 
 @pytest.mark.parametrize("tolerance", ["1e400", "1.0", "2.5"])
 def test_subsampled_corpus_tolerance_must_be_below_one(corpus_path, tolerance):
     """Issue 31, L6: shares differ by less than 1, so a tolerance of 1 or
     more (inf too) accepted any selection as on target."""
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.SubsampledCorpus.v1"
-        path = "{corpus_path}"
-        n_sentences = 10
-        entity_token_ratio = 0.1
-        tolerance = {tolerance}
-        """
-    )
-    with pytest.raises(ValueError, match=r"SubsampledCorpus.v1: tolerance must be in \(0, 1\) .*got (inf|1.0|2.5)"):
-        registry.resolve(config)
+    settings = ["n_sentences = 10", "entity_token_ratio = 0.1", f"tolerance = {tolerance}"]
+    match = r"SubsampledCorpus.v1: tolerance must be in \(0, 1\) .*got (inf|1.0|2.5)"
+    assert_config_rejects("SubsampledCorpus", *settings, path=corpus_path, match=match)
 
 
 # --- the subsample command ---------------------------------------------------
 
 
-def _invoke(*args):
-    return CliRunner().invoke(app, [str(arg) for arg in args])
-
-
 def test_subsample_command(corpus_path, tmp_path):
     output = tmp_path / "small.spacy"
-    result = _invoke("subsample", corpus_path, output, "--n", 100, "--entity-token-ratio", 0.02, "--seed", 1)
+    result = invoke("subsample", corpus_path, output, "--n", 100, "--entity-token-ratio", 0.02, "--seed", 1)
     assert result.exit_code == 0, result.output
     written = load_docs(output)
     assert len(written) == 100
@@ -230,13 +183,13 @@ def test_subsample_command(corpus_path, tmp_path):
 
 def test_subsample_command_errors(corpus_path, tmp_path):
     output = tmp_path / "out.spacy"
-    result = _invoke("subsample", tmp_path / "nope.spacy", output, "--n", 10)
+    result = invoke("subsample", tmp_path / "nope.spacy", output, "--n", 10)
     assert result.exit_code == 1
     assert "nope.spacy" in result.output
-    result = _invoke("subsample", corpus_path, output, "--n", 100, "--entity-token-ratio", 0.9)
+    result = invoke("subsample", corpus_path, output, "--n", 100, "--entity-token-ratio", 0.9)
     assert result.exit_code == 1
-    assert "the closest reached is" in _plain(result.output)
-    result = _invoke("subsample", corpus_path, output, "--n", 10, "--entity-token-ratio", 5)
+    assert "the closest reached is" in plain(result.output)
+    result = invoke("subsample", corpus_path, output, "--n", 10, "--entity-token-ratio", 5)
     assert result.exit_code == 1
-    assert "entity_token_ratio must be a fraction in (0, 1)" in _plain(result.output)
+    assert "entity_token_ratio must be a fraction in (0, 1)" in plain(result.output)
     assert not output.exists()
