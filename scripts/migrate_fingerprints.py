@@ -4,9 +4,10 @@ their text but not what they train.
 A run's metrics record ``config_sha256``, and scripts/benchmark.py retrains a
 run whose record differs from its config's fingerprint. Records written before
 the fingerprint ignored layout (the SHA-256 of the file's bytes), or before
-the configs were last rewritten, would all be retrained. For each record under
-metrics/ and training/**/metrics/ whose ``config_sha256`` is the SHA-256 of
-configs/<config>.cfg as it was at --commit, this sets it to the fingerprint of
+the configs were last rewritten (a new component setting whose default
+changes nothing), would all be retrained. For each record under metrics/ and
+training/**/metrics/ whose ``config_sha256`` is the SHA-256 or the
+fingerprint of configs/<config>.cfg as it was at --commit, this sets it to the fingerprint of
 today's file, but only when the two configs, filled with every default as
 ``spacy init fill-config`` fills them, are the same settings. Anything else is
 left as it is (and is retrained).
@@ -65,7 +66,11 @@ def main(
             if before is not None and current.is_file():
                 now = current.read_text(encoding="utf8")
                 if filled(before) == filled(now):
-                    mapping[config] = {hashlib.sha256(before.encode("utf8")).hexdigest(): config_fingerprint(now)}
+                    # records of either era: the file's SHA-256 (before fingerprints) or its fingerprint
+                    mapping[config] = {
+                        hashlib.sha256(before.encode("utf8")).hexdigest(): config_fingerprint(now),
+                        config_fingerprint(before): config_fingerprint(now),
+                    }
                 else:
                     print(f"{config}: its settings changed since {commit}; its runs are not carried over")
         new = (mapping[config] or {}).get(report["config_sha256"])

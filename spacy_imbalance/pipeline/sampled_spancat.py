@@ -39,6 +39,11 @@ When the training references carry ``doc.spans[masked_key]`` (entities that
 such entities: the missampling rate of Li et al. (2022, Eq. 12), reported as
 the ``missampling_rate`` score (a column of the training log) over the
 updates since the last evaluation.
+
+Spans a reviewer rejected, in the references' ``doc.spans[incorrect_spans_key]``
+(``spacy-imbalance apply-review`` writes them there; spaCy's ``ner`` reads the
+same group through its own ``incorrect_spans_key``), are certain negatives:
+every update trains on all of them as O, besides the sampled negatives.
 """
 import warnings
 from itertools import chain, islice
@@ -91,6 +96,7 @@ MISSAMPLING_KEY = "missampling_rate"
         "gold_key": None,
         "spans_key": "sc",
         "masked_key": "masked",
+        "incorrect_spans_key": "incorrect_spans",
         "thresholds": None,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
@@ -109,6 +115,7 @@ def make_sampled_spancat(
     gold_key: Optional[str],
     spans_key: Optional[str],
     masked_key: Optional[str],
+    incorrect_spans_key: Optional[str],
     thresholds: Optional[Dict[str, float]],
     scorer: Optional[Callable],
 ) -> "SampledSpanCategorizer":
@@ -119,6 +126,9 @@ def make_sampled_spancat(
         against the predicted doc.ents).
     spans_key: where every non-O span and its probability is written (null: nowhere).
     masked_key: span group of masked entities, for the missampling rate (null: off).
+    incorrect_spans_key: span group of known non-entities (a reviewer's
+        rejections), always trained on as O (null: off; a reference without
+        the group has none).
     thresholds: per-label decision thresholds in (0, 1) on the label's
         probability (null: the argmax class; labels left out keep it).
     """
@@ -132,6 +142,7 @@ def make_sampled_spancat(
         gold_key=gold_key,
         spans_key=spans_key,
         masked_key=masked_key,
+        incorrect_spans_key=incorrect_spans_key,
         thresholds=thresholds,
         scorer=scorer,
     )
@@ -159,6 +170,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         gold_key: Optional[str] = None,
         spans_key: Optional[str] = "sc",
         masked_key: Optional[str] = "masked",
+        incorrect_spans_key: Optional[str] = "incorrect_spans",
         thresholds: Optional[Dict[str, float]] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
@@ -179,12 +191,18 @@ class SampledSpanCategorizer(ClassCountedPipe):
                 f"sampled_spancat '{name}': loss {type(loss).__name__} averages over sentences of tokens "
                 "(e.g. MoMLoss.v2), which does not apply to span rows; use MoMLoss.v1 or another token loss"
             )
-        for setting, key in (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key)):
+        keys = (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key), ("incorrect_spans_key", incorrect_spans_key))
+        for setting, key in keys:
             check_name(key, setting, f"sampled_spancat '{name}'")
         if masked_key is not None and masked_key in (gold_key, spans_key):
             raise ValueError(
                 f"sampled_spancat '{name}': masked_key {masked_key!r} must differ from gold_key and spans_key: "
                 "the masked entities are not gold and not predictions"
+            )
+        if incorrect_spans_key is not None and incorrect_spans_key in (gold_key, spans_key, masked_key):
+            raise ValueError(
+                f"sampled_spancat '{name}': incorrect_spans_key {incorrect_spans_key!r} must differ from gold_key, "
+                "spans_key and masked_key: the rejected spans are not gold, predictions or masked entities"
             )
         self.vocab = vocab
         self.model = model
@@ -199,6 +217,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             "gold_key": gold_key,
             "spans_key": spans_key,
             "masked_key": masked_key,
+            "incorrect_spans_key": incorrect_spans_key,
             "n_updates": 0,
             # [masked entities drawn, negatives drawn] over all updates
             "missampled": [0, 0],
@@ -307,7 +326,13 @@ class SampledSpanCategorizer(ClassCountedPipe):
         targets = self._targets(examples, candidates)
         negatives = self._sample(candidates, targets, X)
         self._count_missampled(targets, negatives)
-        selected = ops.xp.sort(ops.xp.concatenate([ops.xp.nonzero(targets.classes > 0)[0].astype("int32"), negatives]))
+        trained = [ops.xp.nonzero(targets.classes > 0)[0].astype("int32"), negatives]
+        if targets.known is not None:
+            # every known negative, whether drawn or not (unique: a drawn one is trained once)
+            trained.append(ops.xp.nonzero(targets.known)[0].astype("int32"))
+            selected = ops.xp.unique(ops.xp.concatenate(trained)).astype("int32")
+        else:
+            selected = ops.xp.sort(ops.xp.concatenate(trained))
         if selected.shape[0] == 0:
             # nothing to learn from (e.g. every token's annotation is missing)
             return None
@@ -358,6 +383,8 @@ class SampledSpanCategorizer(ClassCountedPipe):
             label_index,
             gold_key=self.cfg["gold_key"],
             masked_key=self.cfg["masked_key"],
+            # pipelines saved before the setting existed have none
+            incorrect_key=self.cfg.get("incorrect_spans_key"),
             component=self.name,
         )
 

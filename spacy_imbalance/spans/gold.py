@@ -4,6 +4,12 @@ Class 0 is O (not an entity), class k+1 is the component's k-th label and
 ``UNKNOWN`` (-1) marks a candidate that touches a token without entity
 annotation (``ent_iob`` unset, or a token the reference does not align to):
 it is neither a positive nor a negative that may be sampled.
+
+Spans a reviewer rejected (``doc.spans[incorrect_key]`` of the reference, as
+``spacy-imbalance apply-review`` writes them and spaCy's ``ner`` reads them
+through its ``incorrect_spans_key``) are known negatives: class O even where
+the annotation around them is missing, flagged in ``SpanTargets.known`` so
+that the component trains on every one of them, not on a sample.
 """
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -27,6 +33,8 @@ class SpanTargets(NamedTuple):
     masked: Optional[Array1d]  # per candidate, bool: a masked entity (None: no example records any)
     n_gold: int  # gold spans that are candidates
     n_too_wide: int  # gold spans wider than the candidates' max width
+    # per candidate, bool: a known negative (a rejected span that is not gold); None: no example has any
+    known: Optional[Array1d] = None
 
 
 def aligned_gold_spans(example: Example, gold_key: Optional[str]) -> Tuple[List[GoldSpan], numpy.ndarray]:
@@ -80,13 +88,19 @@ def same_tokens(example: Example) -> bool:
     return bool(numpy.array_equal(x.to_array([ORTH, SPACY]), y.to_array([ORTH, SPACY])))
 
 
+def aligned_group_spans(example: Example, key: str) -> Optional[List[Tuple[int, int]]]:
+    """Boundaries of the reference's ``doc.spans[key]`` in the tokens of
+    ``example.predicted``, or None without that group."""
+    if key not in example.reference.spans:
+        return None
+    group = example.reference.spans[key]
+    return [(s.start, s.end) for s in example.get_aligned_spans_y2x(group, allow_overlap=True)]
+
+
 def aligned_masked_spans(example: Example, masked_key: str) -> Optional[List[Tuple[int, int]]]:
     """Spans of the entities that masking removed (``doc.spans[masked_key]`` of
     the reference, see ``spacy_imbalance.corpus.masking.masking``), or None without that group."""
-    if masked_key not in example.reference.spans:
-        return None
-    group = example.reference.spans[masked_key]
-    return [(s.start, s.end) for s in example.get_aligned_spans_y2x(group, allow_overlap=True)]
+    return aligned_group_spans(example, masked_key)
 
 
 def span_targets(
@@ -97,9 +111,12 @@ def span_targets(
     *,
     gold_key: Optional[str] = None,
     masked_key: Optional[str] = "masked",
+    incorrect_key: Optional[str] = None,
     component: str = "sampled_spancat",
 ) -> SpanTargets:
-    """Gold class of every candidate of the batch of ``examples``.
+    """Gold class of every candidate of the batch of ``examples``, with the
+    masked entities (``masked_key``) and the known negatives (``incorrect_key``)
+    flagged.
 
     The loop is over examples and gold spans, never over candidates: each
     gold span finds its candidate by ``Candidates.index``."""
@@ -111,6 +128,9 @@ def span_targets(
     masked_starts: List[int] = []
     masked_widths: List[int] = []
     any_masked = False
+    known_starts: List[int] = []
+    known_widths: List[int] = []
+    any_known = False
     n_too_wide = 0
     for eg, offset in zip(examples, offsets):
         spans, missing = aligned_gold_spans(eg, gold_key)
@@ -137,6 +157,14 @@ def span_targets(
                 if end - start <= candidates.max_width:
                     masked_starts.append(offset + start)
                     masked_widths.append(end - start)
+        known = aligned_group_spans(eg, incorrect_key) if incorrect_key else None
+        if known is not None:
+            any_known = True
+            # a rejected span wider than the candidates is none of them: nothing to train
+            for start, end in known:
+                if end - start <= candidates.max_width:
+                    known_starts.append(offset + start)
+                    known_widths.append(end - start)
     xp = ops.xp
     result = xp.zeros((len(candidates),), dtype="int32")
     if missing_parts and any(m.any() for m in missing_parts):
@@ -151,7 +179,17 @@ def span_targets(
         if masked_starts:
             index = candidates.index(xp.asarray(masked_starts, dtype="int32"), xp.asarray(masked_widths, dtype="int32"))
             masked_flags[index] = True
-    return SpanTargets(result, masked_flags, len(starts), n_too_wide)
+    known_flags = None
+    if any_known:
+        known_flags = xp.zeros((len(candidates),), dtype=bool)
+        if known_starts:
+            index = candidates.index(xp.asarray(known_starts, dtype="int32"), xp.asarray(known_widths, dtype="int32"))
+            # gold wins over a rejection of the same span (a corpus that says both keeps its entity);
+            # elsewhere the reviewer's word makes the span O, even where the annotation around it is missing
+            index = index[result[index] <= O_CLASS]
+            result[index] = O_CLASS
+            known_flags[index] = True
+    return SpanTargets(result, masked_flags, len(starts), n_too_wide, known_flags)
 
 
 def check_single_label(example: Example, spans: Sequence[GoldSpan], component: str) -> None:

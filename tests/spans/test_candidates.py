@@ -137,3 +137,24 @@ def test_fast_gold_path_equals_the_aligned_biluo_path():
     other = Example(predicted, reference)
     assert not same_tokens(other)
     assert aligned_gold_spans(other, None)[0] == [(0, 2, "PER"), (4, 5, "LOC")]
+
+
+def test_rejected_spans_are_known_negatives_unless_gold():
+    nlp = spacy.blank("en")
+    eg = make_example(nlp, ["Kate", "Bush", "sings", "well"], [(0, 2, "PER")], missing=[3])
+    reference = eg.reference
+    # "well" touches the unannotated token, "Bush" is an O candidate, "Kate Bush" is also gold
+    reference.spans["incorrect_spans"] = [Span(reference, s, e, label="PER") for s, e in [(3, 4), (1, 2), (0, 2)]]
+    cands = enumerate_candidates(OPS, [4], 2)
+    keys = list(zip(cands.starts.tolist(), cands.ends.tolist()))
+    plain = dict(zip(keys, span_targets(OPS, [eg], cands, {"PER": 0}, masked_key=None).classes.tolist()))
+    assert plain[(3, 3)] == UNKNOWN
+    targets = span_targets(OPS, [eg], cands, {"PER": 0}, masked_key=None, incorrect_key="incorrect_spans")
+    classes = dict(zip(keys, targets.classes.tolist()))
+    known = dict(zip(keys, targets.known.tolist()))
+    # the reviewer's word makes "well" O; gold keeps "Kate Bush"; the rest is as without the group
+    assert classes == {**plain, (3, 3): 0}
+    assert [span for span, flag in known.items() if flag] == [(1, 1), (3, 3)]
+    # no example with the group: no flags at all, as for the masked entities
+    assert span_targets(OPS, [make_example(nlp, ["a"], [])], enumerate_candidates(OPS, [1], 1), {"PER": 0},
+                        incorrect_key="incorrect_spans").known is None
