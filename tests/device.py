@@ -57,7 +57,6 @@ import inspect
 from collections import Counter
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, fields
-from types import ModuleType
 from typing import Any, Callable, Dict, Iterator, Optional, Tuple
 from unittest import mock
 
@@ -122,38 +121,47 @@ class TransferCounts:
 # -- moving between the fake device and the host ---------------------------
 
 
+def _map_arrays(obj: Any, is_array: Callable[[Any], bool], convert: Callable[[Any], Any], dicts: bool) -> Any:
+    """``obj`` with ``convert(x)`` for every ``x`` that ``is_array``, looking
+    recursively into lists, tuples (named ones too), Ragged, Padded and, with
+    ``dicts``, dict values. ``_unwrap`` and ``_to_device`` walk the same
+    containers, so they share this walk."""
+
+    def walk(x: Any) -> Any:
+        return _map_arrays(x, is_array, convert, dicts)
+
+    if is_array(obj):
+        return convert(obj)
+    if isinstance(obj, (list, tuple)):
+        items = [walk(x) for x in obj]
+        return type(obj)(items) if not hasattr(obj, "_fields") else type(obj)(*items)
+    if dicts and isinstance(obj, dict):
+        return {k: walk(v) for k, v in obj.items()}
+    if isinstance(obj, Ragged):
+        return Ragged(walk(obj.data), walk(obj.lengths))
+    if isinstance(obj, Padded):
+        return Padded(*(walk(x) for x in (obj.data, obj.size_at_t, obj.lengths, obj.indices)))
+    return obj
+
+
 def _unwrap(obj: Any) -> Any:
     """Plain numpy arrays for the device arrays in ``obj`` (recursively
     through lists, tuples, dicts, Ragged and Padded); no copy."""
-    if isinstance(obj, DeviceArray):
-        return obj._data
-    if isinstance(obj, (list, tuple)):
-        items = [_unwrap(x) for x in obj]
-        return type(obj)(items) if not hasattr(obj, "_fields") else type(obj)(*items)
-    if isinstance(obj, dict):
-        return {k: _unwrap(v) for k, v in obj.items()}
-    if isinstance(obj, Ragged):
-        return Ragged(_unwrap(obj.data), _unwrap(obj.lengths))
-    if isinstance(obj, Padded):
-        return Padded(*(_unwrap(x) for x in (obj.data, obj.size_at_t, obj.lengths, obj.indices)))
-    return obj
+    return _map_arrays(obj, lambda x: isinstance(x, DeviceArray), lambda x: x._data, dicts=True)
+
+
+def _wrap(array: Any) -> "DeviceArray":
+    """A device array for one numpy array or scalar, counting float64."""
+    if array.dtype == numpy.float64:
+        FAKE_CUPY.counts.float64 += 1
+    return DeviceArray(numpy.asarray(array))
 
 
 def _to_device(obj: Any) -> Any:
     """``_unwrap``'s inverse: numpy arrays and numpy scalars (a reduction's
-    result, which cupy gives as a 0-d array) become device arrays."""
-    if isinstance(obj, (numpy.ndarray, numpy.generic)):
-        if obj.dtype == numpy.float64:
-            FAKE_CUPY.counts.float64 += 1
-        return DeviceArray(numpy.asarray(obj))
-    if isinstance(obj, (list, tuple)):
-        items = [_to_device(x) for x in obj]
-        return type(obj)(items) if not hasattr(obj, "_fields") else type(obj)(*items)
-    if isinstance(obj, Ragged):
-        return Ragged(_to_device(obj.data), _to_device(obj.lengths))
-    if isinstance(obj, Padded):
-        return Padded(*(_to_device(x) for x in (obj.data, obj.size_at_t, obj.lengths, obj.indices)))
-    return obj
+    result, which cupy gives as a 0-d array) become device arrays; dicts
+    pass through unchanged."""
+    return _map_arrays(obj, lambda x: isinstance(x, (numpy.ndarray, numpy.generic)), _wrap, dicts=False)
 
 
 def _holds_host_data(obj: Any) -> bool:
@@ -203,12 +211,14 @@ _SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
 
 
 class _Namespace:
-    """The functions of a numpy (sub)module, run on device arrays and
-    counted. Non-callables (dtypes, constants, ``finfo``) pass through."""
+    """The functions of a numpy (sub)module, or the methods of a numpy random
+    generator, run on device arrays and counted by ``prefix`` + their name.
+    Non-callables (dtypes, constants, ``finfo``) pass through."""
 
-    def __init__(self, module: ModuleType, counts: Callable[[], TransferCounts]) -> None:
+    def __init__(self, module: Any, counts: Callable[[], TransferCounts], prefix: str = "") -> None:
         self._module = module
         self._counts = counts
+        self._prefix = prefix
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -217,7 +227,7 @@ class _Namespace:
         if isinstance(value, numpy.ufunc):
             return _Ufunc(value, self._counts)
         if callable(value) and not isinstance(value, type):
-            return functools.partial(device_call, self._counts(), value, name)
+            return functools.partial(device_call, self._counts(), value, self._prefix + name)
         return value
 
 
@@ -286,28 +296,15 @@ class _Random:
         self._counts = counts
         self._functions = _Namespace(numpy.random, counts)
 
-    def default_rng(self, seed: Any = None) -> "_Generator":
-        return _Generator(numpy.random.default_rng(seed), self._counts)
+    # a generator's draws are counted as "random.<method>"
+    def default_rng(self, seed: Any = None) -> _Namespace:
+        return _Namespace(numpy.random.default_rng(seed), self._counts, prefix="random.")
 
-    def RandomState(self, seed: Any = None) -> "_Generator":  # noqa: N802 (numpy's name)
-        return _Generator(numpy.random.RandomState(seed), self._counts)
+    def RandomState(self, seed: Any = None) -> _Namespace:  # noqa: N802 (numpy's name)
+        return _Namespace(numpy.random.RandomState(seed), self._counts, prefix="random.")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._functions, name)
-
-
-class _Generator:
-    def __init__(self, generator: Any, counts: Callable[[], TransferCounts]) -> None:
-        self._generator = generator
-        self._counts = counts
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        value = getattr(self._generator, name)
-        if callable(value):
-            return functools.partial(device_call, self._counts(), value, f"random.{name}")
-        return value
 
 
 class FakeCupy(_Namespace):
@@ -626,16 +623,22 @@ def update_counts(ops: FakeCupyOps, nlp: Any, examples: list, n_examples: int, n
     return counts
 
 
-def seeded_updates(nlp: Any, examples: list, name: str, n_updates: int) -> list:
-    """Initialise ``nlp`` with seed 0 and update it ``n_updates`` times with
-    dropout 0.1: the losses of component ``name``, one per update."""
+def seeded_initialize(nlp: Any, examples: list) -> Any:
+    """Initialise ``nlp`` on ``examples`` with seed 0: its optimizer."""
     from spacy.util import fix_random_seed
 
     fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
+    return nlp.initialize(get_examples=lambda: examples)
+
+
+def seeded_updates(nlp: Any, examples: list, name: str, n_updates: int, drop: float = 0.1) -> list:
+    """Initialise ``nlp`` with seed 0 and update it ``n_updates`` times with
+    dropout ``drop`` (the device tests' 0.1 unless told; the pipeline tests
+    train without): the losses of component ``name``, one per update."""
+    optimizer = seeded_initialize(nlp, examples)
     history = []
     for _ in range(n_updates):
         losses: Dict[str, float] = {}
-        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.1)
+        nlp.update(examples, sgd=optimizer, losses=losses, drop=drop)
         history.append(losses[name])
     return history

@@ -214,11 +214,16 @@ def test_losses_mom_hand_value():
     assert MoMLoss(lambda_=lambda_).get_loss(TINY_LOGITS, TINY_GOLD) == loss.get_loss(TINY_LOGITS, TINY_GOLD)
 
 
-@pytest.mark.parametrize(
+# Constructors of the base losses MoM wraps (fresh ones per test): the MoM
+# properties below must hold over each of them.
+MOM_BASES = pytest.mark.parametrize(
     "base",
     [CrossEntropy, lambda: FocalLoss(gamma=2.0, alpha=0.25), lambda: _wce("inverse_frequency"), DiceLoss],
     ids=["ce", "focal", "wce", "dice"],
 )
+
+
+@MOM_BASES
 def test_losses_mom_lambda_one_is_base_exactly(base):
     logits, truths = _batch(seed=5)
     base_grad, base_loss = base()(logits, truths)
@@ -227,11 +232,7 @@ def test_losses_mom_lambda_one_is_base_exactly(base):
     assert numpy.array_equal(mom_grad, base_grad)
 
 
-@pytest.mark.parametrize(
-    "base",
-    [CrossEntropy, lambda: FocalLoss(gamma=2.0, alpha=0.25), lambda: _wce("inverse_frequency"), DiceLoss],
-    ids=["ce", "focal", "wce", "dice"],
-)
+@MOM_BASES
 def test_losses_mom_term_only_touches_majority_rows(base):
     logits, truths = _batch(seed=6)
     grad, value = MoMLoss(lambda_=0.0, base=base())(logits, truths)

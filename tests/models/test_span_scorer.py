@@ -16,6 +16,16 @@ from spacy_imbalance.spans.candidates import enumerate_candidates
 OPS = NumpyOps()
 
 
+def check_setting_refused(model_config: str, setting: str, value, message: str) -> None:
+    """Resolving ``model_config`` with its [model] ``setting`` set to ``value``
+    fails with ``message``: bad settings must fail when the model is built.
+    Shared with test_transformer_features."""
+    config = Config().from_str(model_config)
+    config["model"][setting] = value
+    with pytest.raises(ValueError, match=message):
+        registry.resolve(config)
+
+
 @pytest.mark.parametrize(
     "setting,value,message",
     [
@@ -26,10 +36,7 @@ OPS = NumpyOps()
     ],
 )
 def test_invalid_model_settings(setting, value, message):
-    config = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)
-    config["model"][setting] = value
-    with pytest.raises(ValueError, match=message):
-        registry.resolve(config)
+    check_setting_refused(DEFAULT_SAMPLED_SPANCAT_MODEL, setting, value, message)
 
 
 def test_whole_model_scores_every_candidate_and_backpropagates():

@@ -26,6 +26,7 @@ from spacy_imbalance.layers.transformer_mix import transformer_mix
 from ..conftest import ROOT
 from ..layers.test_frozen_transformer import HIDDEN, save_tiny_bert
 from ..pipeline.test_token_ner import TRAIN_DATA
+from .test_span_scorer import check_setting_refused
 
 TEXTS = [text for text, _ in TRAIN_DATA]
 # sentences the pipelines never train on
@@ -138,10 +139,7 @@ def falls(losses, factor=10):
     ],
 )
 def test_invalid_settings(setting, value, message):
-    config = Config().from_str(EMBED_CONFIG)
-    config["model"][setting] = value
-    with pytest.raises(ValueError, match=message):
-        registry.resolve(config)
+    check_setting_refused(EMBED_CONFIG, setting, value, message)
 
 
 def test_building_loads_nothing():

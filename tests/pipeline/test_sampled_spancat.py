@@ -15,12 +15,9 @@ from spacy_imbalance.spans.candidates import MAX_SPAN_WIDTH, enumerate_candidate
 from spacy_imbalance.pipeline.sampled_spancat import DEFAULT_MODEL
 from spacy_imbalance.models.span_scorer import SpanScores
 
-TRAIN_DATA = [
-    ("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]),
-    ("Kate Bush sings in New York .", [(0, 9, "PER"), (19, 27, "LOC")]),
-    ("Nothing to see here .", []),
-    ("Talk to Kate .", [(8, 12, "PER")]),
-]
+# the toy data, its examples, the training loop and the checks every
+# entity component must pass are token_ner's
+from .test_token_ner import TRAIN_DATA, check_no_labels_is_a_clear_error, make_examples, pred_ents, train
 
 DEFAULT_TOK2VEC = dict(DEFAULT_MODEL["tok2vec"])
 
@@ -34,39 +31,18 @@ SAMPLERS = {
 
 
 def make_nlp(negatives=None, **cfg) -> Language:
+    """A blank pipeline with sampled_spancat alone (negatives None: the
+    factory's default sampler)."""
     nlp = spacy.blank("en")
-    config = dict(cfg)
-    if negatives is not None:
-        config["negatives"] = negatives
-    nlp.add_pipe("sampled_spancat", config=config)
+    nlp.add_pipe("sampled_spancat", config=cfg if negatives is None else {**cfg, "negatives": negatives})
     return nlp
-
-
-def make_examples(nlp):
-    return [Example.from_dict(nlp.make_doc(text), {"entities": ents}) for text, ents in TRAIN_DATA]
-
-
-def ents_of(docs):
-    return [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in docs]
-
-
-def train(nlp, examples, n_iter=60):
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    history = []
-    for _ in range(n_iter):
-        losses = {}
-        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.0)
-        history.append(losses["sampled_spancat"])
-    return history
 
 
 @pytest.fixture(scope="module")
 def trained():
     nlp = make_nlp()
     examples = make_examples(nlp)
-    history = train(nlp, examples)
-    return nlp, examples, history
+    return nlp, examples, train(nlp, examples)
 
 
 @pytest.mark.parametrize("sampler", sorted(SAMPLERS))
@@ -76,7 +52,7 @@ def test_overfits_to_the_exact_spans(sampler):
     history = train(nlp, examples)
     assert history[-1] < 0.1 * history[0]
     docs = list(nlp.pipe(text for text, _ in TRAIN_DATA))
-    assert ents_of(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
+    assert pred_ents(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
 
 
 @pytest.mark.parametrize(
@@ -94,14 +70,11 @@ def test_span_level_imbalance_losses_train(loss):
     history = train(nlp, examples, n_iter=80)
     assert history[-1] < 0.1 * history[0]
     docs = list(nlp.pipe(text for text, _ in TRAIN_DATA))
-    assert ents_of(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
+    assert pred_ents(docs) == [sorted(ents) for _, ents in TRAIN_DATA]
 
 
 def test_no_labels_is_a_clear_error():
-    nlp = make_nlp()
-    examples = [Example.from_dict(nlp.make_doc("no entities here"), {"entities": []})]
-    with pytest.raises(ValueError, match="sampled_spancat' has no labels"):
-        nlp.initialize(get_examples=lambda: examples)
+    check_no_labels_is_a_clear_error(make_nlp(), "sampled_spancat")
 
 
 def test_labels_and_classes():
@@ -194,7 +167,7 @@ def test_top_v2_trains_and_round_trips():
     expected = list(nlp.pipe(texts))
     loaded = make_nlp(SAMPLERS["top_v2"]).from_bytes(nlp.to_bytes())
     got = list(loaded.pipe(texts))
-    assert ents_of(got) == ents_of(expected)
+    assert pred_ents(got) == pred_ents(expected)
     for a, b in zip(got, expected):
         assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
     # the loaded component samples on its hidden layer like the trained one
@@ -381,7 +354,7 @@ def test_pipe_predicts_what_the_plain_head_predicts(trained):
     X = model.ops.flatten(model.get_ref("tok2vec").predict(docs))
     plain = model.get_ref("head").predict((X, candidates.starts, candidates.ends))
     pipe.set_annotations(docs, SpanScores(candidates, plain))
-    assert ents_of(got) == ents_of(docs) and any(doc.ents for doc in docs)
+    assert pred_ents(got) == pred_ents(docs) and any(doc.ents for doc in docs)
     for a, b in zip(got, docs):
         assert [(s.start, s.end, s.label_) for s in a.spans["sc"]] == [(s.start, s.end, s.label_) for s in b.spans["sc"]]
         assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-5)
@@ -423,7 +396,7 @@ def test_to_bytes_and_to_disk_round_trips_predict_the_same(trained, tmp_path):
     nlp.to_disk(tmp_path / "model")
     for loaded in (spacy.load(tmp_path / "model"), make_nlp().from_bytes(nlp.to_bytes())):
         got = list(loaded.pipe(texts))
-        assert ents_of(got) == ents_of(expected)
+        assert pred_ents(got) == pred_ents(expected)
         for a, b in zip(got, expected):
             assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
         pipe = loaded.get_pipe("sampled_spancat")
@@ -434,7 +407,7 @@ def test_to_bytes_and_to_disk_round_trips_predict_the_same(trained, tmp_path):
 def test_nlp_pipe_with_two_processes(trained):
     nlp, _, _ = trained
     texts = [text for text, _ in TRAIN_DATA] * 3
-    assert ents_of(nlp.pipe(texts, n_process=2, batch_size=2)) == ents_of(nlp.pipe(texts))
+    assert pred_ents(nlp.pipe(texts, n_process=2, batch_size=2)) == pred_ents(nlp.pipe(texts))
 
 
 def test_empty_and_one_token_docs(trained):
@@ -627,7 +600,7 @@ def test_thresholds_round_trip_through_disk_and_config(trained, thresholded, tmp
     for loaded in (spacy.load(tmp_path / "model"), make_nlp().from_bytes(thresholded.to_bytes())):
         assert loaded.get_pipe("sampled_spancat").thresholds == {"LOC": 0.001, "PER": 0.002}
         got = list(loaded.pipe(texts))
-        assert ents_of(got) == ents_of(expected) and spans_of(got) == spans_of(expected)
+        assert pred_ents(got) == pred_ents(expected) and spans_of(got) == spans_of(expected)
         for a, b in zip(got, expected):
             assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
 

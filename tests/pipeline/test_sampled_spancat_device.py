@@ -4,12 +4,12 @@ losses and entities, and host round trips per batch that do not grow with
 the docs (fake cupy)."""
 import pytest
 from spacy.language import Language
-from spacy.util import fix_random_seed
 
 from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
 
-from .test_sampled_spancat import SAMPLERS, TRAIN_DATA, ents_of, make_examples, make_nlp
-from ..device import cycled, device, seeded_updates, pipe_counts, update_counts
+from .test_sampled_spancat import SAMPLERS, make_nlp
+from .test_token_ner import TRAIN_DATA, make_examples, pred_ents
+from ..device import cycled, device, seeded_initialize, seeded_updates, pipe_counts, update_counts
 
 NAME = "sampled_spancat"
 TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate Bush ."]
@@ -19,7 +19,7 @@ def train_and_predict(sampler: str, n_updates: int = 2):
     nlp = make_nlp(SAMPLERS[sampler], spans_key="sc")
     history = seeded_updates(nlp, make_examples(nlp), NAME, n_updates)
     docs = list(nlp.pipe(TEXTS, batch_size=2))
-    return history, ents_of(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
+    return history, pred_ents(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
 
 
 @pytest.mark.parametrize("sampler", sorted(SAMPLERS))
@@ -37,10 +37,8 @@ def test_sampled_spancat_on_device_trains_as_on_numpy(device_ops, sampler):
 
 def trained_nlp(sampler: str = "uniform") -> Language:
     nlp = make_nlp(SAMPLERS[sampler], spans_key="sc")
-    examples = make_examples(nlp)
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    nlp.update(examples, sgd=optimizer)
+    # one update without dropout: trained weights, not the initial ones
+    seeded_updates(nlp, make_examples(nlp), NAME, n_updates=1, drop=0.0)
     return nlp
 
 
@@ -58,8 +56,7 @@ def test_sampled_spancat_prediction_round_trips_do_not_grow_with_docs(fake_ops):
 @pytest.mark.parametrize("sampler", sorted(SAMPLERS))
 def test_sampled_spancat_update_round_trips_do_not_grow_with_docs(fake_ops, sampler):
     nlp = make_nlp(SAMPLERS[sampler])
-    fix_random_seed(0)
-    nlp.initialize(get_examples=lambda: make_examples(nlp))
+    seeded_initialize(nlp, make_examples(nlp))
     few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n) for n in (2, 20))
     assert few.round_trips == many.round_trips and many.loops == 0 and many.float64 == 0
 
@@ -73,7 +70,7 @@ def thresholded_annotations(sampler: str = "uniform"):
     set_span_thresholds(nlp, NAME, THRESHOLDS)
     docs = list(nlp.pipe(TEXTS, batch_size=2))
     spans = [[(s.start, s.end, s.label_) for s in doc.spans["sc"]] for doc in docs]
-    return before, spans, ents_of(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
+    return before, spans, pred_ents(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
 
 
 def test_thresholds_on_device_decide_as_on_numpy(device_ops):

@@ -9,10 +9,12 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
-from spacy.util import fix_random_seed, registry
+from spacy.util import registry
 from thinc.api import Config
 
 from spacy_imbalance.pipeline.token_ner import DEFAULT_TOKEN_NER_MODEL, TokenNER
+
+from ..device import seeded_updates
 
 TRAIN_DATA = [
     ("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]),
@@ -50,31 +52,24 @@ def pred_ents(docs):
 
 
 def make_nlp(loss=None, **cfg) -> Language:
+    """A blank pipeline with token_ner alone (loss None: the factory's default)."""
     nlp = spacy.blank("en")
-    config = dict(cfg)
-    if loss is not None:
-        config["loss"] = loss
-    nlp.add_pipe("token_ner", config=config)
+    nlp.add_pipe("token_ner", config=cfg if loss is None else {**cfg, "loss": loss})
     return nlp
 
 
 def train(nlp: Language, examples, n_iter: int = 60) -> list:
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    history = []
-    for _ in range(n_iter):
-        losses = {}
-        nlp.update(examples, sgd=optimizer, losses=losses, drop=0.0)
-        history.append(losses["token_ner"])
-    return history
+    """Train from seed 0 without dropout: the loss of the pipeline's only
+    component after every update. Shared with test_sampled_spancat."""
+    (name,) = nlp.pipe_names
+    return seeded_updates(nlp, examples, name, n_iter, drop=0.0)
 
 
 @pytest.fixture(scope="module")
 def trained():
     nlp = make_nlp()
     examples = make_examples(nlp)
-    history = train(nlp, examples, n_iter=60)
-    return nlp, examples, history
+    return nlp, examples, train(nlp, examples, n_iter=60)
 
 
 def test_default_model_config_resolves():
@@ -82,11 +77,17 @@ def test_default_model_config_resolves():
     assert model.get_ref("tok2vec") is not None and model.get_ref("output_layer") is not None
 
 
-def test_no_labels_is_a_clear_error():
-    nlp = make_nlp()
+def check_no_labels_is_a_clear_error(nlp: Language, name: str) -> None:
+    """Initialising on data without a single entity fails, naming component
+    ``name``, rather than building an output layer with no labels. Shared
+    with test_sampled_spancat and test_two_task_ner."""
     examples = [Example.from_dict(nlp.make_doc("no entities here"), {"entities": []})]
-    with pytest.raises(ValueError, match="token_ner' has no labels"):
+    with pytest.raises(ValueError, match=f"{name}' has no labels"):
         nlp.initialize(get_examples=lambda: examples)
+
+
+def test_no_labels_is_a_clear_error():
+    check_no_labels_is_a_clear_error(make_nlp(), "token_ner")
 
 
 def test_labels_implicit_and_explicit():
@@ -218,14 +219,24 @@ def test_pipe_with_two_processes_equals_call(trained):
     assert pred_ents(nlp.pipe(texts, n_process=2, batch_size=2)) == expected
 
 
-def test_empty_docs(trained):
-    nlp, examples, _ = trained
+def check_empty_docs(nlp: Language, name: str) -> None:
+    """Empty docs get no entities, alone or between others, and an update on
+    an empty example costs 0 and leaves the output layer alone. Shared with
+    test_two_task_ner: both taggers must handle them the same way."""
     assert len(nlp("").ents) == 0
     docs = list(nlp.pipe(["", "Kate Bush sings in New York .", ""]))
     assert [len(d.ents) for d in docs] == [0, 2, 0]
-    ner = nlp.get_pipe("token_ner")
+    assert [len(d.ents) for d in nlp.pipe(["", ""])] == [0, 0]
+    ner = nlp.get_pipe(name)
+    before = ner.model.get_ref("output_layer").get_param("W").copy()
     losses = ner.update([Example(nlp.make_doc(""), nlp.make_doc(""))], losses={})
-    assert losses == {"token_ner": 0.0}
+    assert losses == {name: 0.0}
+    assert numpy.array_equal(ner.model.get_ref("output_layer").get_param("W"), before)
+
+
+def test_empty_docs(trained):
+    nlp, _, _ = trained
+    check_empty_docs(nlp, "token_ner")
 
 
 def test_missing_gold_tokens_get_no_gradient(trained):

@@ -4,10 +4,9 @@ per batch that do not grow with the number of docs (fake cupy)."""
 import pytest
 import spacy
 from spacy.language import Language
-from spacy.util import fix_random_seed
 
 from .test_token_ner import LOSSES, TRAIN_DATA, make_examples, pred_ents
-from ..device import cycled, device, seeded_updates, update_counts
+from ..device import cycled, device, seeded_initialize, seeded_updates, update_counts
 
 NAME = "token_ner"
 TEXTS = ["Kate likes London .", "Nothing here .", "Paris and New York and Kate Bush ."]
@@ -44,10 +43,8 @@ def test_token_ner_on_device_trains_as_on_numpy(device_ops, loss):
 
 def trained_nlp(spans_key=None) -> Language:
     nlp = make_nlp("ce", spans_key)
-    examples = make_examples(nlp)
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    nlp.update(examples, sgd=optimizer)
+    # one update without dropout: trained weights, not the initial ones
+    seeded_updates(nlp, make_examples(nlp), NAME, n_updates=1, drop=0.0)
     return nlp
 
 
@@ -74,8 +71,7 @@ def test_token_ner_prediction_round_trips_do_not_grow_with_docs(fake_ops, spans_
 @pytest.mark.parametrize("loss", ["ce", "mom", "mom_v2", "dice"])
 def test_token_ner_update_round_trips_do_not_grow_with_docs(fake_ops, loss):
     nlp = make_nlp(loss)
-    fix_random_seed(0)
-    nlp.initialize(get_examples=lambda: make_examples(nlp))
+    seeded_initialize(nlp, make_examples(nlp))
     few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n) for n in (2, 20))
     assert few.round_trips == many.round_trips
     # thinc's with_array copies its lengths back twice; the loss value once

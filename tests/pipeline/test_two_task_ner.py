@@ -16,7 +16,14 @@ import spacy_imbalance.pipeline.two_task_ner  # noqa: F401
 from spacy_imbalance.models.two_task_tagger import get_alpha
 from spacy_imbalance.pipeline.two_task_ner import DEFAULT_TWO_TASK_MODEL, TwoTaskNER
 
-from .test_token_ner import TRAIN_DATA, gold_ents, make_examples, pred_ents
+from .test_token_ner import (
+    TRAIN_DATA,
+    check_empty_docs,
+    check_no_labels_is_a_clear_error,
+    gold_ents,
+    make_examples,
+    pred_ents,
+)
 
 NAME = "two_task_ner"
 LOSS_MODES = ["auc", "bce", "compositional"]
@@ -95,10 +102,7 @@ def test_default_model_config_resolves():
 
 @pytest.mark.parametrize("typing", TYPINGS)
 def test_no_labels_is_a_clear_error(typing):
-    nlp = make_nlp(typing)
-    examples = [Example.from_dict(nlp.make_doc("no entities here"), {"entities": []})]
-    with pytest.raises(ValueError, match="two_task_ner' has no labels"):
-        nlp.initialize(get_examples=lambda: examples)
+    check_no_labels_is_a_clear_error(make_nlp(typing), "two_task_ner")
 
 
 # output width and number of binary tasks with K labels (see HeadLayout)
@@ -269,16 +273,8 @@ def test_pipe_with_two_processes_equals_call(trained):
 
 
 def test_empty_docs(trained):
-    nlp, _, typing = trained
-    assert len(nlp("").ents) == 0
-    docs = list(nlp.pipe(["", "Kate Bush sings in New York .", ""]))
-    assert [len(d.ents) for d in docs] == [0, 2, 0]
-    assert [len(d.ents) for d in nlp.pipe(["", ""])] == [0, 0]
-    ner = nlp.get_pipe(NAME)
-    before = ner.model.get_ref("output_layer").get_param("W").copy()
-    losses = ner.update([Example(nlp.make_doc(""), nlp.make_doc(""))], losses={})
-    assert losses == {NAME: 0.0}
-    assert numpy.array_equal(ner.model.get_ref("output_layer").get_param("W"), before)
+    nlp, _, _ = trained
+    check_empty_docs(nlp, NAME)
 
 
 def test_higher_en_threshold_never_adds_entity_tokens(trained):

@@ -4,14 +4,13 @@ and host round trips per batch that do not grow with the docs (fake cupy)."""
 import numpy
 import pytest
 from spacy.language import Language
-from spacy.util import fix_random_seed
 
 from spacy_imbalance.models.two_task_tagger import get_alpha
 from spacy_imbalance.pipeline.tagging.thresholds import component_inputs
 
 from .test_token_ner import TRAIN_DATA, make_examples, pred_ents
 from .test_two_task_ner import LOSS_MODES, NAME, NEW_TEXTS, TYPINGS, make_nlp
-from ..device import cycled, device, seeded_updates, pipe_counts, update_counts
+from ..device import cycled, device, seeded_initialize, seeded_updates, pipe_counts, update_counts
 
 
 def train_and_predict(loss_mode: str, typing: str, n_updates: int = 4):
@@ -45,10 +44,8 @@ def test_two_task_ner_on_device_trains_as_on_numpy(device_ops, loss_mode, typing
 
 def trained_nlp(typing: str = "type_head", loss_mode: str = "auc") -> Language:
     nlp = make_nlp(typing, loss_mode=loss_mode, threshold_holdout=0.0)
-    examples = make_examples(nlp)
-    fix_random_seed(0)
-    optimizer = nlp.initialize(get_examples=lambda: examples)
-    nlp.update(examples, sgd=optimizer)
+    # one update without dropout: trained weights, not the initial ones
+    seeded_updates(nlp, make_examples(nlp), NAME, n_updates=1, drop=0.0)
     return nlp
 
 
@@ -78,8 +75,7 @@ def test_two_task_ner_update_round_trips_do_not_grow_with_docs(fake_ops, loss_mo
     once, the loss once (twice for AUC with the type head), alpha never; no
     float64 on the device."""
     nlp = make_nlp(typing, loss_mode=loss_mode, threshold_holdout=0.0)
-    fix_random_seed(0)
-    nlp.initialize(get_examples=lambda: make_examples(nlp))
+    seeded_initialize(nlp, make_examples(nlp))
     # two updates: both phases of the compositional mode (period 1)
     few, many = (update_counts(fake_ops, nlp, make_examples(nlp), n, n_updates=2) for n in (2, 20))
     assert few.round_trips == many.round_trips

@@ -37,6 +37,19 @@ def check_sample(batch, chosen):
     assert list(chosen) == sorted(chosen)
 
 
+def draw_frequencies(sampler, batch, seed, n_draws, n_chosen):
+    """How often each candidate of ``batch`` is in ``n_draws`` samples from
+    one generator seeded ``seed``, each sample ``n_chosen`` long: the
+    distribution tests compare these with the probabilities by hand."""
+    generator = make_generator(OPS, seed)
+    counts = numpy.zeros(len(batch.candidates))
+    for _ in range(n_draws):
+        chosen = sampler.sample(batch, generator)
+        assert len(chosen) == n_chosen
+        counts[chosen] += 1
+    return counts / n_draws
+
+
 @pytest.mark.parametrize("rate", [0.1, 0.35, 0.7, 1.0])
 def test_uniform_draws_ceil_rate_n_per_sentence(rate):
     batch = make_batch([10, 3, 7, 1], positives=[0, 5, 40], unknown=[1, 2])
@@ -57,13 +70,9 @@ def test_uniform_caps_at_the_negatives_a_sentence_has():
 
 def test_uniform_is_uniform():
     batch = make_batch([6], max_width=2, positives=[3])  # 11 candidates, 10 negatives, 5 drawn (⌈0.7·6⌉)
-    sampler, generator = UniformNegatives(0.7), make_generator(OPS, 1)
-    counts = numpy.zeros(len(batch.candidates))
-    n_draws = 4000
-    for _ in range(n_draws):
-        counts[sampler.sample(batch, generator)] += 1
-    assert counts[3] == 0
-    freq = numpy.delete(counts, 3) / n_draws
+    freq = draw_frequencies(UniformNegatives(0.7), batch, seed=1, n_draws=4000, n_chosen=5)
+    assert freq[3] == 0
+    freq = numpy.delete(freq, 3)
     # each negative is in a sample with probability 5/10; sd of the mean ≈ 0.008
     assert numpy.abs(freq - 0.5).max() < 0.035
 
@@ -107,16 +116,10 @@ def test_weighted_draws_in_proportion_to_softmax_r_over_t():
     r = sampler.weights(probs, numpy)
     expected = numpy.exp(r / 0.5) / numpy.exp(r / 0.5).sum()
     batch = batch._replace(probs=probs)
-    generator = make_generator(OPS, 3)
-    counts = numpy.zeros(3)
-    n_draws = 6000
-    for _ in range(n_draws):
-        chosen = sampler.sample(batch, generator)
-        assert len(chosen) == 1
-        counts[chosen] += 1
-    assert counts / n_draws == pytest.approx(expected, abs=0.025)
+    freq = draw_frequencies(sampler, batch, seed=3, n_draws=6000, n_chosen=1)
+    assert freq == pytest.approx(expected, abs=0.025)
     # the high-r candidate gets most of the mass; a likely entity (r = 0) the least
-    assert counts.argmax() == r.argmax() and counts.argmin() == 0
+    assert freq.argmax() == r.argmax() and freq.argmin() == 0
 
 
 def test_weighted_high_mu_avoids_likely_entities():

@@ -16,7 +16,7 @@ from spacy_imbalance.spans.negatives.temperature import ConstantTemperature
 from spacy_imbalance.spans.negatives.uniform import UniformNegatives
 from spacy_imbalance.spans.negatives.weighted import MIN_NON_ENTITY, WeightedNegatives, WeightedNegativesV2
 
-from .test_negatives import OPS, check_sample, make_batch
+from .test_negatives import OPS, check_sample, draw_frequencies, make_batch
 
 T_START = math.sqrt(10)  # the schedule's first stage with its 10 stages
 
@@ -100,14 +100,8 @@ def test_v2_draws_in_proportion_to_softmax_s_over_t():
     w = [1.0, 4.0, math.exp(u) * 0.25]
     assert expected.tolist() == pytest.approx([x / sum(w) for x in w])
     batch = batch._replace(probs=probs)
-    generator = make_generator(OPS, 3)
-    counts = numpy.zeros(3)
-    n_draws = 6000
-    for _ in range(n_draws):
-        chosen = sampler.sample(batch, generator)
-        assert len(chosen) == 1
-        counts[chosen] += 1
-    assert counts / n_draws == pytest.approx(expected, abs=0.025)
+    freq = draw_frequencies(sampler, batch, seed=3, n_draws=6000, n_chosen=1)
+    assert freq == pytest.approx(expected, abs=0.025)
 
 
 @pytest.fixture(scope="module")
