@@ -103,6 +103,35 @@ def aligned_masked_spans(example: Example, masked_key: str) -> Optional[List[Tup
     return aligned_group_spans(example, masked_key)
 
 
+class _FlaggedSpans:
+    """The spans of one span group over a batch (masked entities, rejected
+    spans), as candidate flags; None when no example has the group."""
+
+    def __init__(self) -> None:
+        self.starts: List[int] = []
+        self.widths: List[int] = []
+        self.seen = False
+
+    def add(self, spans: Optional[List[Tuple[int, int]]], offset: int, max_width: int) -> None:
+        if spans is None:
+            return
+        self.seen = True
+        # a span wider than the candidates is none of them: nothing to flag
+        for start, end in spans:
+            if end - start <= max_width:
+                self.starts.append(offset + start)
+                self.widths.append(end - start)
+
+    def flags(self, ops: Ops, candidates: Candidates) -> Optional[Array1d]:
+        if not self.seen:
+            return None
+        xp = ops.xp
+        flags = xp.zeros((len(candidates),), dtype=bool)
+        if self.starts:
+            flags[candidates.index(xp.asarray(self.starts, dtype="int32"), xp.asarray(self.widths, dtype="int32"))] = True
+        return flags
+
+
 def span_targets(
     ops: Ops,
     examples: Sequence[Example],
@@ -125,12 +154,8 @@ def span_targets(
     widths: List[int] = []
     classes: List[int] = []
     missing_parts: List[numpy.ndarray] = []
-    masked_starts: List[int] = []
-    masked_widths: List[int] = []
-    any_masked = False
-    known_starts: List[int] = []
-    known_widths: List[int] = []
-    any_known = False
+    masked = _FlaggedSpans()
+    known = _FlaggedSpans()
     n_too_wide = 0
     for eg, offset in zip(examples, offsets):
         spans, missing = aligned_gold_spans(eg, gold_key)
@@ -150,21 +175,10 @@ def span_targets(
             starts.append(offset + start)
             widths.append(end - start)
             classes.append(label_index[label] + 1)
-        masked = aligned_masked_spans(eg, masked_key) if masked_key else None
-        if masked is not None:
-            any_masked = True
-            for start, end in masked:
-                if end - start <= candidates.max_width:
-                    masked_starts.append(offset + start)
-                    masked_widths.append(end - start)
-        known = aligned_group_spans(eg, incorrect_key) if incorrect_key else None
-        if known is not None:
-            any_known = True
-            # a rejected span wider than the candidates is none of them: nothing to train
-            for start, end in known:
-                if end - start <= candidates.max_width:
-                    known_starts.append(offset + start)
-                    known_widths.append(end - start)
+        if masked_key:
+            masked.add(aligned_masked_spans(eg, masked_key), offset, candidates.max_width)
+        if incorrect_key:
+            known.add(aligned_group_spans(eg, incorrect_key), offset, candidates.max_width)
     xp = ops.xp
     result = xp.zeros((len(candidates),), dtype="int32")
     if missing_parts and any(m.any() for m in missing_parts):
@@ -173,23 +187,13 @@ def span_targets(
         index = candidates.index(xp.asarray(starts, dtype="int32"), xp.asarray(widths, dtype="int32"))
         # a gold span is gold even where some other annotation is missing
         result[index] = xp.asarray(classes, dtype="int32")
-    masked_flags = None
-    if any_masked:
-        masked_flags = xp.zeros((len(candidates),), dtype=bool)
-        if masked_starts:
-            index = candidates.index(xp.asarray(masked_starts, dtype="int32"), xp.asarray(masked_widths, dtype="int32"))
-            masked_flags[index] = True
-    known_flags = None
-    if any_known:
-        known_flags = xp.zeros((len(candidates),), dtype=bool)
-        if known_starts:
-            index = candidates.index(xp.asarray(known_starts, dtype="int32"), xp.asarray(known_widths, dtype="int32"))
-            # gold wins over a rejection of the same span (a corpus that says both keeps its entity);
-            # elsewhere the reviewer's word makes the span O, even where the annotation around it is missing
-            index = index[result[index] <= O_CLASS]
-            result[index] = O_CLASS
-            known_flags[index] = True
-    return SpanTargets(result, masked_flags, len(starts), n_too_wide, known_flags)
+    known_flags = known.flags(ops, candidates)
+    if known_flags is not None:
+        # gold wins over a rejection of the same span (a corpus that says both keeps its entity);
+        # elsewhere the reviewer's word makes the span O, even where the annotation around it is missing
+        known_flags &= result <= O_CLASS
+        result[known_flags] = O_CLASS
+    return SpanTargets(result, masked.flags(ops, candidates), len(starts), n_too_wide, known_flags)
 
 
 def check_single_label(example: Example, spans: Sequence[GoldSpan], component: str) -> None:
