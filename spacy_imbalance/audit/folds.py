@@ -163,6 +163,58 @@ def held_out_split(indices: Sequence[int], seed: int) -> Dict[str, List[int]]:
 Trainer = Callable[[Path, Path, Dict[str, Any], int], None]
 
 
+@dataclass(frozen=True)
+class FoldJob:
+    """What training one fold takes: its folder, the overrides of spacy
+    train (its corpora) and the documents that picked its checkpoint."""
+
+    fold: int
+    output: Path
+    overrides: Dict[str, Any]
+    checkpoint_docs: List[int]
+
+
+def prepare_fold(
+    folder: Path, plan: FoldPlan, fold: int, docs: Sequence[Doc], dev_docs: Optional[Sequence[Doc]], overrides: Dict[str, Any]
+) -> FoldJob:
+    """Write fold ``fold``'s training and checkpoint corpora into its folder."""
+    out = fold_dir(folder, fold)
+    out.mkdir(parents=True, exist_ok=True)
+    trained = plan.trained(fold)
+    if dev_docs is None:
+        split = held_out_split(trained, plan.seed + fold)
+        train_ids, dev_ids = split["train"], split["dev"]
+        write_docbin([docs[i] for i in dev_ids], out / "dev.spacy")
+    else:
+        train_ids, dev_ids = trained, []
+        write_docbin(dev_docs, out / "dev.spacy")
+    write_docbin([docs[i] for i in train_ids], out / "train.spacy")
+    paths = {"paths.train": str(out / "train.spacy"), "paths.dev": str(out / "dev.spacy")}
+    return FoldJob(fold, out, {**overrides, **paths}, dev_ids)
+
+
+def finish_fold(folder: Path, plan: FoldPlan, job: FoldJob) -> Path:
+    """Check the trained model, keep model-best only and record the fold as
+    done (what resuming looks for). Returns its ``model-best`` folder."""
+    model = job.output / "model-best"
+    if not model.exists():
+        raise RuntimeError(f"training fold {job.fold} wrote no {model}")
+    # only model-best scores the fold; model-last would double the disk used
+    # (with static vectors each model holds a copy of them)
+    shutil.rmtree(job.output / "model-last", ignore_errors=True)
+    record = {
+        "fold": job.fold,
+        "fingerprint": plan.fingerprint,
+        # the no-leak guarantee, kept for anyone who checks: the documents this
+        # model saw (trained on or picked its checkpoint on) and those it scores
+        "trained": plan.trained(job.fold),
+        "checkpoint_docs": job.checkpoint_docs,
+        "scored": plan.scored(job.fold),
+    }
+    write_text_atomic(job.output / FOLD_FILE, json.dumps(record) + "\n")
+    return model
+
+
 def train_fold(
     folder: Path,
     plan: FoldPlan,
@@ -177,38 +229,11 @@ def train_fold(
 ) -> Path:
     """Train fold ``fold``'s model on the other folds (resumable: a finished
     fold is not trained again). Returns its ``model-best`` folder."""
-    out = fold_dir(folder, fold)
-    model = out / "model-best"
     if fold_done(folder, plan, fold):
-        return model
-    out.mkdir(parents=True, exist_ok=True)
-    trained = plan.trained(fold)
-    if dev_docs is None:
-        split = held_out_split(trained, plan.seed + fold)
-        train_ids, dev_ids = split["train"], split["dev"]
-        write_docbin([docs[i] for i in dev_ids], out / "dev.spacy")
-    else:
-        train_ids, dev_ids = trained, []
-        write_docbin(dev_docs, out / "dev.spacy")
-    write_docbin([docs[i] for i in train_ids], out / "train.spacy")
-    paths = {"paths.train": str(out / "train.spacy"), "paths.dev": str(out / "dev.spacy")}
-    trainer(config, out, {**overrides, **paths}, gpu_id)
-    if not model.exists():
-        raise RuntimeError(f"training fold {fold} wrote no {model}")
-    # only model-best scores the fold; model-last would double the disk used
-    # (with static vectors each model holds a copy of them)
-    shutil.rmtree(out / "model-last", ignore_errors=True)
-    record = {
-        "fold": fold,
-        "fingerprint": plan.fingerprint,
-        # the no-leak guarantee, kept for anyone who checks: the documents this
-        # model saw (trained on or picked its checkpoint on) and those it scores
-        "trained": trained,
-        "checkpoint_docs": dev_ids,
-        "scored": plan.scored(fold),
-    }
-    write_text_atomic(out / FOLD_FILE, json.dumps(record) + "\n")
-    return model
+        return fold_dir(folder, fold) / "model-best"
+    job = prepare_fold(folder, plan, fold, docs, dev_docs, overrides)
+    trainer(config, job.output, job.overrides, gpu_id)
+    return finish_fold(folder, plan, job)
 
 
 def spacy_trainer(config: Path, output: Path, overrides: Dict[str, Any], gpu_id: int) -> None:

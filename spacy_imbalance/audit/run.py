@@ -14,8 +14,9 @@ from spacy.util import load_model
 from wasabi import msg
 
 from ..init_config import config_fingerprint
+from ..sweeps import use_ray
 from .estimate import Calibration, FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
-from .folds import FoldPlan, Trainer, fingerprint, fold_dir, fold_done, prepare_plan, spacy_trainer, train_fold
+from .folds import FoldPlan, Trainer, finish_fold, fingerprint, fold_dir, fold_done, prepare_fold, prepare_plan, spacy_trainer, train_fold
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
 
 
@@ -140,9 +141,13 @@ def run_audit(
     trainer: Trainer = spacy_trainer,
     train_source: str = "the training corpus",
     dev_source: str = "the dev corpus",
+    workers: int = 1,
+    address: Optional[str] = None,
 ) -> AuditResult:
     """Train the folds (resumable), score every training document with the
-    model that did not see it, calibrate, estimate, select the suspects."""
+    model that did not see it, calibrate, estimate, select the suspects.
+    With ``workers`` > 1 (or a Ray cluster's ``address``) the folds train in
+    parallel on Ray (``parallel``), with the same folds and models."""
     settings.check()
     check_config(Path(config), overrides, settings.component)
     check_corpus(train_docs, train_source)
@@ -170,10 +175,22 @@ def run_audit(
             f"{len(empty)} of the {len(train_docs)} documents of {train_source} are empty (no tokens): left out of the "
             f"folds, as they cannot hold a missed entity (documents {_some(empty)}, counted from 0)"
         )
+    pending = []
     for fold in range(plan.k):
         if fold_done(folder, plan, fold):
             msg.info(f"Fold {fold + 1}/{plan.k}: trained before ({fold_dir(folder, fold)})")
-            continue
+        else:
+            pending.append(fold)
+    if pending and use_ray(workers, address):
+        from .parallel import train_on_ray
+
+        jobs = [prepare_fold(folder, plan, fold, train_docs, dev_docs, overrides) for fold in pending]
+        msg.divider(f"{len(jobs)} folds on Ray, {workers} at a time")
+        train_on_ray(Path(config), jobs, workers=workers, address=address, gpu_id=gpu_id)
+        for job in jobs:
+            finish_fold(folder, plan, job)
+        pending = []
+    for fold in pending:
         msg.divider(f"Fold {fold + 1}/{plan.k}: training on {len(plan.trained(fold))} documents, scoring {len(plan.scored(fold))}")
         train_fold(folder, plan, fold, train_docs, dev_docs, config=config, overrides=overrides, gpu_id=gpu_id, trainer=trainer)
     method = Calibration.given(dev_docs)

@@ -38,6 +38,8 @@ def audit_cli(
     html_limit: int = typer.Option(300, "--html-limit", help="Documents shown on the review page (the most probable suspects first)"),
     seed: int = typer.Option(0, "--seed", help="Seed of the folds and of the bootstrap; the training seed is the config's"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for the CPU"),
+    workers: int = typer.Option(1, "--workers", help="Fold models trained at once, each on one thread, on Ray (pip install 'spacy-imbalance[ray]'); 1: one after another in this process"),
+    address: Optional[str] = typer.Option(None, "--address", help="A Ray cluster to train the folds on (e.g. auto, ray://host:10001); its nodes must see --output"),
 ) -> None:
     """Find the entities the annotators missed: train a sampled_spancat on k-1
     folds, score the held-out fold, calibrate, and list the unannotated
@@ -75,6 +77,8 @@ def audit_cli(
         settings.check()
         if html_limit < 0:
             raise ValueError(f"--html-limit must be >= 0, got {html_limit}")
+        if workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {workers}")
         train_docs = load_docs(train_path)
         dev_docs = load_docs(dev_path) if dev_path is not None else None
     except (OSError, ValueError) as err:
@@ -86,10 +90,10 @@ def audit_cli(
     try:
         result = run_audit(
             train_docs, dev_docs, output, config=config, overrides=overrides, settings=settings, gpu_id=gpu_id,
-            train_source=str(train_path), dev_source=str(dev_path),
+            train_source=str(train_path), dev_source=str(dev_path), workers=workers, address=address,
         )
         paths = write_outputs(train_docs, result, output, spans_key=spans_key, html_limit=html_limit)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, ImportError, RuntimeError) as err:
         fail(str(err))
     total = result.miss_rate.row(TOTAL)
     msg.good(

@@ -112,28 +112,36 @@ def _trainable(config: Dict[str, Any]) -> None:
     tune.report({"macro_f": report["macro"]["f"], "micro_f": report["micro"]["f"], "train_seconds": report["train_seconds"]})
 
 
+def start_ray(workers: int, threads: int, address: Optional[str]) -> None:
+    """Ray on this machine (``address`` None) with room for ``workers`` tasks
+    of ``threads`` threads each, or connected to a cluster; nothing when it
+    runs already."""
+    import logging
+
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address is None:
+        # as many CPUs as the workers take, so that --jobs is what runs at once
+        # Ray's banners (the local instance, its security notes) are not
+        # our output for a Ray that lives as long as this sweep: errors only
+        # and its workers at our priority: Ray starts them at niceness 15,
+        # so on a busy machine the trials (the whole job) would wait
+        with _environment({"RAY_worker_niceness": "0"}):
+            ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
+                     object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.ERROR)
+    else:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+
+
 def _run_on_ray(
     trials: List[Trial], workers: int, address: Optional[str], gpus: float, storage: Optional[Path], name: str,
     on_done: Optional[OnDone], on_progress: Optional[OnProgress],
 ) -> List[Dict[str, Any]]:
-    import logging
-
-    import ray
     from ray import tune
 
-    if not ray.is_initialized():
-        if address is None:
-            threads = max(trial.threads for trial in trials)
-            # as many CPUs as the workers take, so that --jobs is what runs at once
-            # Ray's banners (the local instance, its security notes) are not
-            # our output for a Ray that lives as long as this sweep: errors only
-            # and its workers at our priority: Ray starts them at niceness 15,
-            # so on a busy machine the trials (the whole job) would wait
-            with _environment({"RAY_worker_niceness": "0"}):
-                ray.init(num_cpus=max(os.cpu_count() or 1, workers * threads), include_dashboard=False,
-                         object_store_memory=100 * 1024 * 1024, log_to_driver=False, logging_level=logging.ERROR)
-        else:
-            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+    start_ray(workers, max(trial.threads for trial in trials), address)
     by_metrics = {trial.metrics: trial for trial in trials}
     finished: List[str] = []
 

@@ -58,6 +58,7 @@ def test_audit_trains_the_folds_and_writes_every_output(tmp_path, masked_file, t
         (["--threshold", "1.5"], "--threshold"),
         (["--vectors", "en_core_web_md", "--config", "x.cfg"], "--vectors applies to the default config"),
         (["--config", "missing.cfg"], "No such config file"),
+        (["--workers", "0"], "--workers must be >= 1, got 0"),
         (["--features", "--vectors", "en_core_web_md"], "--features replaces the default config's embeddings"),
         (["--features", "--config", "x.cfg"], "--features replaces the default config's embeddings"),
         (["--vectors", "en_core_web_md", "--paths.vectors", "mine"], "--vectors and --paths.vectors both set the vectors"),
@@ -111,3 +112,24 @@ def test_features_audit_trains_on_frozen_minilm_features(tmp_path, masked_file, 
     fold_config = (out / "folds" / "fold-0" / "model-best" / "config.cfg").read_text()
     assert "spacy-imbalance.TransformerFeatures.v1" in fold_config
     assert json.loads((out / "summary.json").read_text())["folds"] == 2
+
+
+@pytest.mark.slow
+def test_audit_on_ray_gives_the_sequential_folds_and_suspects(tmp_path, masked_file, toy_corpus):
+    pytest.importorskip("ray", reason="the ray extra")
+    common = [str(masked_file), "--dev", str(toy_corpus / "dev.spacy"), "--folds", "3", "--resamples", "0",
+              "--threshold", "0.2", "--training.max_steps", "6", "--training.eval_frequency", "3"]
+    outputs = {}
+    for mode, extra in (("sequential", []), ("ray", ["--workers", "2"])):
+        out = tmp_path / mode
+        result = runner.invoke(app, ["audit", *common, "-o", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        outputs[mode] = out
+    assert "3 folds on Ray, 2 at a time" in said(result)
+    # each fold trained in its own spacy train process, its console output kept
+    assert "✔ Saved pipeline to output directory" in (outputs["ray"] / "folds" / "fold-0" / "train.log").read_text()
+    for name in ("suspects.jsonl", "scored_spans.tsv"):
+        assert (outputs["ray"] / name).read_text() == (outputs["sequential"] / name).read_text(), name
+    for fold in range(3):
+        records = [json.loads((out / "folds" / f"fold-{fold}" / "fold.json").read_text()) for out in outputs.values()]
+        assert records[0] == records[1]
