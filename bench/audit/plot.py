@@ -6,7 +6,7 @@ from typing import Any, Dict, Sequence, Tuple
 import numpy
 
 
-def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[float, Dict[str, Tuple[float, float, int]]], path: Path, corpus: str) -> bool:
+def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[str, Dict[str, Tuple[float, float, int]]], path: Path, corpus: str) -> bool:
     try:
         import matplotlib
 
@@ -32,7 +32,7 @@ def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[float, Dict[str
         stats = [g.get(column, (0.0, 0.0, 0)) for g in groups.values()]
         right.bar(x + b * width, [100 * s[0] for s in stats], width, yerr=[100 * s[1] for s in stats],
                   color=color, hatch=hatch, edgecolor="white", label=column, capsize=2)
-    right.set_xticks(x + 0.4 - width / 2, [f"p = {p:g}" for p in groups])
+    right.set_xticks(x + 0.4 - width / 2, [f"p = {label}".replace(" (re-validation)", "\nre-validation") for label in groups])
     right.set_ylabel("precision@k (%)")
     right.set_title("Removed entities in the top k (k = number removed)")
     right.legend(fontsize=7)

@@ -8,7 +8,7 @@ from ..cells import MISSING, mean_std, points
 from ..records import read_json
 from ..tables import head, row
 from .plot import plot_summary
-from .setting import config_name, metrics_folder, summary_path
+from .setting import REVALIDATION, config_name, metrics_folder, row_label, summary_path
 
 # (column, path in a setting's JSON)
 FINDING = [
@@ -61,19 +61,26 @@ def lookup(report: Dict[str, Any], path: Sequence[str]) -> Optional[float]:
     return float(value)
 
 
-def aggregate(reports: Sequence[Dict[str, Any]]) -> Dict[float, Dict[str, Tuple[float, float, int]]]:
-    """Per p: (mean, std, n) of every summary column over the seeds that
-    have it (std 0 for a single seed)."""
-    by_p: Dict[float, List[Dict[str, Any]]] = {}
+Groups = Dict[str, Dict[str, Tuple[float, float, int]]]
+
+
+def aggregate(reports: Sequence[Dict[str, Any]], encoder: str = "vectors") -> Groups:
+    """Per row (a p; the settings that re-validate the frozen design apart,
+    ``setting.REVALIDATION``): (mean, std, n) of every summary column over the
+    seeds that have it (std 0 for a single seed)."""
+    by_row: Dict[Tuple[float, bool], List[Dict[str, Any]]] = {}
     for report in reports:
-        by_p.setdefault(float(report["p"]), []).append(report)
-    out: Dict[float, Dict[str, Tuple[float, float, int]]] = {}
-    for p, group in sorted(by_p.items()):
-        out[p] = {"seeds": (float(len(group)), 0.0, len(group))}
+        p, seed = float(report["p"]), int(report["seed"])
+        fresh = (encoder, report.get("corpus"), p, seed) in REVALIDATION
+        by_row.setdefault((p, fresh), []).append(report)
+    out: Groups = {}
+    for (p, fresh), group in sorted(by_row.items()):
+        label = row_label(encoder, group[0].get("corpus", ""), p, int(group[0]["seed"])) if fresh else f"{p:g}"
+        out[label] = {"seeds": (float(len(group)), 0.0, len(group))}
         for column, path in FINDING + ESTIMATE + RECALL:
             values = [v for v in (lookup(r, path) for r in group) if v is not None]
             if values:
-                out[p][column] = (mean(values), stdev(values) if len(values) > 1 else 0.0, len(values))
+                out[label][column] = (mean(values), stdev(values) if len(values) > 1 else 0.0, len(values))
     return out
 
 
@@ -89,9 +96,7 @@ def _cell(stats: Optional[Tuple[float, float, int]], column: str) -> str:
     return points(m) if n == 1 else mean_std(m, sd)
 
 
-def summary_markdown(
-    corpus: str, groups: Dict[float, Dict[str, Tuple[float, float, int]]], settings: Dict[str, Any], encoder: str = "vectors"
-) -> str:
+def summary_markdown(corpus: str, groups: Groups, settings: Dict[str, Any], encoder: str = "vectors") -> str:
     title = f"# Audit validation on {corpus}" + ("" if encoder == "vectors" else f", {encoder} encoder")
     if not groups:
         folder = metrics_folder(Path("metrics"), corpus, encoder).as_posix()
@@ -105,12 +110,14 @@ def summary_markdown(
         "the seeds of each row (a value alone: one seed). P, R: the selected spans (audit suspects, cleanlab's flagged O runs) "
         "against the removed entities, exact boundaries; P@k: the top k of each ranking, k = the number removed "
         "(= R@k; a ranking shorter than k, as cleanlab's flagged spans may be, misses the places it lacks); "
-        "overlap: one shared token is enough. Removed, suspects, cleanlab spans: mean counts.",
+        "overlap: one shared token is enough. Removed, suspects, cleanlab spans: mean counts."
+        + (" Rows marked re-validation were run after the estimator and the search were frozen: settings that "
+           "played no part in their design." if any(label.endswith("(re-validation)") for label in groups) else ""),
         "",
         *head(["p", "seeds", *(c for c, _ in FINDING)], "lr" + "r" * len(FINDING)),
     ]
-    for p, g in groups.items():
-        lines.append(row([f"{p:g}", str(g["seeds"][2]), *(_cell(g.get(c), c) for c, _ in FINDING)]))
+    for label, g in groups.items():
+        lines.append(row([label, str(g["seeds"][2]), *(_cell(g.get(c), c) for c, _ in FINDING)]))
     lines += [
         "",
         "The estimated miss rate against the realised one (removed / (removed + kept)), and restoring: test "
@@ -132,17 +139,17 @@ def summary_markdown(
     return "\n".join(lines) + "\n"
 
 
-def _table(groups: Dict[float, Dict[str, Tuple[float, float, int]]], columns: Sequence[Tuple[str, Tuple[str, ...]]]) -> List[str]:
-    """A Markdown table of ``columns``, a row per p."""
+def _table(groups: Groups, columns: Sequence[Tuple[str, Tuple[str, ...]]]) -> List[str]:
+    """A Markdown table of ``columns``, a row per group."""
     lines = head(["p", *(c for c, _ in columns)], "l" + "r" * len(columns))
-    lines += [row([f"{p:g}", *(_cell(g.get(c), c) for c, _ in columns)]) for p, g in groups.items()]
+    lines += [row([label, *(_cell(g.get(c), c) for c, _ in columns)]) for label, g in groups.items()]
     return lines
 
 
 def write_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors") -> None:
     folder = metrics_folder(metrics_dir, corpus, encoder)
     reports = [read_json(path) for path in sorted(folder.glob("p*-s*.json"))]
-    groups = aggregate(reports)
+    groups = aggregate(reports, encoder)
     settings = reports[-1]["settings"] if reports else {}
     out = summary_path(metrics_dir, corpus, encoder)
     out.parent.mkdir(parents=True, exist_ok=True)

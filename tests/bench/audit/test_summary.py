@@ -25,13 +25,13 @@ def report(p, seed, audit_p, covered, share):
 def test_audit_validation_aggregate_and_markdown():
     reports = [report(0.3, 0, 0.5, True, 0.5), report(0.3, 1, 0.7, False, None), report(0.1, 0, 0.6, True, 0.25)]
     groups = aggregate(reports)
-    assert list(groups) == [0.1, 0.3]
-    m, sd, n = groups[0.3]["audit P"]
+    assert list(groups) == ["0.1", "0.3"]
+    m, sd, n = groups["0.3"]["audit P"]
     assert (m, n) == (pytest.approx(0.6), 2) and sd == pytest.approx(math.sqrt(0.02))
-    held, _, n_held = groups[0.3]["interval holds it"]
+    held, _, n_held = groups["0.3"]["interval holds it"]
     assert (held, n_held) == (0.5, 2)
-    assert groups[0.3]["recovered share"] == (0.5, 0.0, 1)  # the seed without a share is left out
-    assert groups[0.1]["removed"][0] == 100 and groups[0.3]["removed"][0] == 100.5
+    assert groups["0.3"]["recovered share"] == (0.5, 0.0, 1)  # the seed without a share is left out
+    assert groups["0.1"]["removed"][0] == 100 and groups["0.3"]["removed"][0] == 100.5
     text = summary_markdown("wnut16", groups, reports[0]["settings"])
     lines = text.splitlines()
     rows = [line for line in lines if line.startswith("| 0.3 |")]
@@ -55,3 +55,14 @@ def test_audit_validation_summary_files(tmp_path):
     assert "| 0.3 | 2 |" in (tmp_path / "wnut16" / "audit_validation.md").read_text(encoding="utf8")
     pytest.importorskip("matplotlib")
     assert (tmp_path / "wnut16" / "audit_validation.png").stat().st_size > 0
+
+
+def test_settings_run_after_the_freeze_are_rows_of_their_own():
+    design = {**report(0.3, 0, 0.5, True, 0.5), "corpus": "wnut16"}
+    fresh = [{**report(0.3, seed, 0.7, True, 0.5), "corpus": "wnut16"} for seed in (3, 4)]
+    groups = aggregate([design, *fresh])
+    assert list(groups) == ["0.3", "0.3 (re-validation)"]
+    assert groups["0.3"]["seeds"][2] == 1 and groups["0.3 (re-validation)"]["audit P"] == (0.7, 0.0, 2)
+    # the features encoder's rows are not the frozen vectors design's re-validation
+    assert list(aggregate([design, *fresh], encoder="features")) == ["0.3"]
+    assert "played no part in their design" in summary_markdown("wnut16", groups, design["settings"])
