@@ -196,7 +196,7 @@ def render_project(text: str) -> str:
             out += list(_flow("outputs", study["outputs"]))
         if study.get("no_skip"):
             out.append("    no_skip: true")
-        out.append("")
+    # no blank line between commands: the file is generated, and "- name:" starts each
     return "\n".join(out).rstrip("\n") + "\n"
 
 

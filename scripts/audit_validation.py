@@ -57,7 +57,8 @@ import typer
 from bench.audit.setting import ENCODERS, Setting, metrics_folder, run_name
 from bench.audit.steps import prune
 from bench.audit.summary import write_summary
-from bench.audit.validate import print_result, validate
+from bench.audit.summary import write_review_summary
+from bench.audit.validate import print_result, review, validate
 from bench.options import only_names, parse_list
 
 # spaCy and the package are imported where they are used: --summary needs neither
@@ -82,11 +83,13 @@ def main(
     work_dir: Path = typer.Option(Path("training/audit"), "--work-dir", help="Masked corpora, audits, fold models, runs"),
     metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir", help="Writes <corpus>/audit/<p>-<seed>.json and the summary here"),
     summary: bool = typer.Option(False, "--summary", help="Only aggregate metrics/<corpus>/audit/*.json into audit_validation.md and .png"),
+    simulate_review: bool = typer.Option(False, "--review", help="The review loop with a reviewer who knows the truth (k = the number removed): accepts only against accepts and rejections, written to <audit folder>/review-p<p>-s<seed>.json and audit_review.md"),
 ) -> None:
     if encoder not in ENCODERS:
         raise typer.BadParameter(f"one of {', '.join(ENCODERS)}, got {encoder!r}", param_hint="--encoder")
     if summary:
         write_summary(corpus, metrics_dir, encoder)
+        write_review_summary(corpus, metrics_dir, encoder)
         return
     names = only_names(only)
     ps = [p for p in parse_list(p_values, float, "--p") if not names or run_name(p, encoder) in names]
@@ -101,6 +104,13 @@ def main(
             setting = Setting(corpus, p, seed, folds, steps, threshold, vectors, restore_steps, restore_patience,
                               eval_frequency, limit, resamples, gpu_id, work_dir, encoder)
             print(f"{corpus} p = {p:g}, seed {seed} ({setting.folder})", flush=True)
+            if simulate_review:
+                report = review(setting)
+                out = metrics_folder(metrics_dir, corpus, encoder) / f"review-{setting.name}.json"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps(report) + "\n", encoding="utf8")
+                print(f"  reviewed: {report['macro_f']} -> {out}", flush=True)
+                continue
             report = validate(setting)
             out = metrics_folder(metrics_dir, corpus, encoder) / f"{setting.name}.json"
             out.parent.mkdir(parents=True, exist_ok=True)

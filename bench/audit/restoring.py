@@ -40,6 +40,13 @@ def restore(docs: Sequence[Any], suspects: Iterable[Tuple[SpanKey, float]]) -> T
 
 def restore_runs(setting: Setting, masked: Path, restored: Path, timer: Timer) -> Dict[str, Dict[str, Any]]:
     """Metrics of the masked, restored and p = 0 runs (trained when missing)."""
+    return corpus_runs(setting, {"masked": masked, "restored": restored}, timer)
+
+
+def corpus_runs(setting: Setting, corpora: Dict[str, Path], timer: Timer) -> Dict[str, Dict[str, Any]]:
+    """Metrics of ``<encoder>/sampled_spancat_uniform`` trained on each of
+    ``corpora`` (name -> training corpus) and of the p = 0 run ("full"), each
+    trained when missing, with the setting's seed and budget."""
     base = {"training.patience": str(setting.restore_patience), **setting.vector_overrides()}
     if setting.eval_frequency:
         base["training.eval_frequency"] = str(setting.eval_frequency)
@@ -47,12 +54,9 @@ def restore_runs(setting: Setting, masked: Path, restored: Path, timer: Timer) -
     sha = config_sha(Path("."), config)
     reports = {}
     full_train = train_corpus(setting)
-    runs = {
-        "masked": (setting.folder, {**base, "paths.train": str(masked)}),
-        "restored": (setting.folder, {**base, "paths.train": str(restored)}),
-        "full": (setting.work / f"{setting.corpus}{setting.limit_tag}-reference-s{setting.seed}",
-                 {**base, "paths.train": str(full_train)} if setting.limit else dict(base)),
-    }
+    runs = {key: (setting.folder, {**base, "paths.train": str(path)}) for key, path in corpora.items()}
+    runs["full"] = (setting.work / f"{setting.corpus}{setting.limit_tag}-reference-s{setting.seed}",
+                    {**base, "paths.train": str(full_train)} if setting.limit else dict(base))
     committed = Path("metrics") / setting.corpus / f"{config}-s{setting.seed}.json"
     for key, (folder, overrides) in runs.items():
         metrics = folder / "metrics" / setting.corpus / f"{run_name(config, key)}-s{setting.seed}.json"

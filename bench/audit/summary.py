@@ -161,3 +161,57 @@ def write_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors") -> N
         print(f"Wrote {out} and {plot}")
     else:
         print(f"Wrote {out} (no plot: {'no runs' if not reports else 'matplotlib is not installed'})")
+
+
+# (column, path in a review report): the simulated review loop (review.py)
+REVIEW = [
+    ("k", ("k",)),
+    ("accepted", ("accepted",)),
+    ("rejected", ("rejected",)),
+    ("F1 full", ("macro_f", "full")),
+    ("F1 masked", ("macro_f", "masked")),
+    ("F1 accepts", ("macro_f", "reviewed-accepts")),
+    ("F1 accepts + rejections", ("macro_f", "reviewed")),
+    ("recovered, accepts", ("recovered_share", "reviewed-accepts")),
+    ("recovered, + rejections", ("recovered_share", "reviewed")),
+    ("Δ rejections", ("paired_rejections", "delta")),
+]
+REVIEW_COUNTS = ("k", "accepted", "rejected")
+
+
+def write_review_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors") -> None:
+    """metrics/<corpus>/<audit folder>/review-*.json over seeds, per p, into
+    audit_review.md beside the validation's summary (nothing when there is no review)."""
+    reports = [read_json(path) for path in sorted(metrics_folder(metrics_dir, corpus, encoder).glob("review-p*-s*.json"))]
+    if not reports:
+        return
+    by_p: Dict[float, List[Dict[str, Any]]] = {}
+    for report in reports:
+        by_p.setdefault(float(report["p"]), []).append(report)
+    lines = [
+        f"# The review loop on {corpus}" + ("" if encoder == "vectors" else f", {encoder} encoder"),
+        "",
+        "A reviewer who knows the truth reads the audit's ranking from the top, k = the number of removed entities: "
+        "a span that is (or overlaps) a removed entity is accepted as that entity, any other is rejected; "
+        "`spacy-imbalance apply-review` applies the decisions. Test macro-F1 (%) of "
+        f"{config_name(encoder)} trained on the complete, the masked and the reviewed corpus (accepts only; accepts "
+        "and the rejections as known negatives); recovered = (reviewed - masked) / (full - masked); Δ rejections: "
+        "accepts + rejections against accepts only, paired bootstrap over test sentences. Mean ± std over seeds.",
+        "",
+        *head(["p", "seeds", *(c for c, _ in REVIEW)], "lr" + "r" * len(REVIEW)),
+    ]
+    for p, group in sorted(by_p.items()):
+        cells = []
+        for column, path in REVIEW:
+            values = [v for v in (lookup(r, path) for r in group) if v is not None]
+            if not values:
+                cells.append(MISSING)
+            elif column in REVIEW_COUNTS:
+                cells.append(f"{mean(values):.0f}")
+            else:
+                cells.append(points(values[0]) if len(values) == 1 else mean_std(mean(values), stdev(values)))
+        lines.append(row([f"{p:g}", str(len(group)), *cells]))
+    out = summary_path(metrics_dir, corpus, encoder).with_name(
+        summary_path(metrics_dir, corpus, encoder).name.replace("audit_validation", "audit_review"))
+    out.write_text("\n".join(lines) + "\n", encoding="utf8")
+    print(f"Wrote {out}")

@@ -10,6 +10,7 @@ from ..records import read_json
 from .estimate import estimate_errors, realised_rates
 from .matching import method_scores, recall_by_label, selection_scores
 from .restoring import restore, restore_runs, restoring_scores
+from .review import review_step
 from .setting import Setting
 from .steps import Timer, audit_step, check_work_folder, mask_step, prune, read_scored_spans
 from .token_folds import cleanlab_step
@@ -105,3 +106,19 @@ def print_result(report: Dict[str, Any]) -> None:
         f"restored - masked {interval(paired)}",
         flush=True,
     )
+
+
+def review(setting: Setting) -> Dict[str, Any]:
+    """The simulated review of a setting (``review.py``), after its audit
+    (run here when missing); its report."""
+    from spacy_imbalance.corpus.docs_io import load_docs
+
+    check_work_folder(setting)
+    timer = Timer(setting.folder / "seconds.json")
+    masked_path = mask_step(setting, timer)
+    audit = audit_step(setting, masked_path, timer)
+    docs = load_docs(masked_path)
+    truth = [(i, s.start, s.end, s.label_) for i, doc in enumerate(docs) for s in doc.spans.get(MASKED_KEY, [])]
+    ranked = [span for span, _ in read_scored_spans(audit / "scored_spans.tsv")]
+    report = review_step(setting, docs, masked_path, ranked, truth, timer)
+    return rounded({"corpus": setting.corpus, "p": setting.p, "seed": setting.seed, **report, "seconds": timer.seconds})

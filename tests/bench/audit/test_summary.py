@@ -66,3 +66,24 @@ def test_settings_run_after_the_freeze_are_rows_of_their_own():
     # the features encoder's rows are not the frozen vectors design's re-validation
     assert list(aggregate([design, *fresh], encoder="features")) == ["0.3"]
     assert "played no part in their design" in summary_markdown("wnut16", groups, design["settings"])
+
+
+def test_the_review_summary_pairs_accepts_with_rejections(tmp_path):
+    from bench.audit.summary import write_review_summary
+
+    folder = tmp_path / "wnut16" / "audit-features"
+    folder.mkdir(parents=True)
+    for seed, (accepts, both) in enumerate([(0.30, 0.34), (0.32, 0.34)]):
+        srsly.write_json(folder / f"review-p50-s{seed}.json", {
+            "p": 0.5, "seed": seed, "k": 500 + seed, "accepted": 300, "rejected": 200,
+            "macro_f": {"full": 0.40, "masked": 0.28, "reviewed-accepts": accepts, "reviewed": both},
+            "recovered_share": {"reviewed-accepts": (accepts - 0.28) / 0.12, "reviewed": (both - 0.28) / 0.12},
+            "paired_rejections": {"delta": both - accepts},
+        })
+    write_review_summary("wnut16", tmp_path, "features")
+    text = (tmp_path / "wnut16" / "audit_review_features.md").read_text(encoding="utf8")
+    # k's mean count, then F1 full, masked, accepts (31.0 ± 1.4), both (34.0 ± 0.0), recovered 25.0 ± 11.8 and 50.0
+    assert "| 0.5 | 2 | 500 | 300 | 200 | 40.0 ± 0.0 | 28.0 ± 0.0 | 31.0 ± 1.4 | 34.0 ± 0.0 | 25.0 ± 11.8 | 50.0 ± 0.0 | 3.0 ± 1.4 |" in text
+    # no review yet: no file
+    write_review_summary("wnut17", tmp_path, "features")
+    assert not (tmp_path / "wnut17" / "audit_review_features.md").exists()
