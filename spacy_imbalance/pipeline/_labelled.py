@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples
 from thinc.api import Optimizer, set_dropout_rate
 
@@ -186,6 +186,17 @@ def check_name(
     if not isinstance(value, str) or not value.strip():
         alternative = " or null" if optional else ""
         raise ValueError(f"{owner}: {setting} must be a non-empty {what}{alternative}, got {value!r}")
+
+
+def write_entities(doc: Doc, spans: List[Span], entities_key: Optional[str]) -> None:
+    """The decoded (non-overlapping) entities into ``doc.ents``, where the
+    entities the doc already has win (``keep_preset``), or, with
+    ``entities_key``, into ``doc.spans[entities_key]`` alone: ``doc.ents``
+    stays as the components before wrote it (a pipeline's own ``ner``)."""
+    if entities_key is None:
+        doc.set_ents(keep_preset(doc, spans), default="outside")
+    else:
+        doc.spans[entities_key] = SpanGroup(doc, name=entities_key, spans=spans)
 
 
 def keep_preset(doc: Doc, spans: List[Span]) -> List[Span]:

@@ -67,7 +67,7 @@ from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
 from ..spans.negatives.uniform import DEFAULT_RATE
 from ..spans.scoring import HostSpans, softmax
 from ..spans.thresholds.rule import check_threshold_labels, check_thresholds, threshold_vector
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, write_entities
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
 [model]
@@ -97,6 +97,7 @@ MISSAMPLING_KEY = "missampling_rate"
         "spans_key": "sc",
         "masked_key": "masked",
         "incorrect_spans_key": "incorrect_spans",
+        "entities_key": None,
         "thresholds": None,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
@@ -116,6 +117,7 @@ def make_sampled_spancat(
     spans_key: Optional[str],
     masked_key: Optional[str],
     incorrect_spans_key: Optional[str],
+    entities_key: Optional[str],
     thresholds: Optional[Dict[str, float]],
     scorer: Optional[Callable],
 ) -> "SampledSpanCategorizer":
@@ -129,6 +131,9 @@ def make_sampled_spancat(
     incorrect_spans_key: span group of known non-entities (a reviewer's
         rejections), always trained on as O (null: off; a reference without
         the group has none).
+    entities_key: where the decoded entities go: null -> doc.ents (entities
+        the doc has win over overlapping ones); a name -> doc.spans[name] only,
+        doc.ents untouched (beside a pipeline's own ner; the scorer reads it).
     thresholds: per-label decision thresholds in (0, 1) on the label's
         probability (null: the argmax class; labels left out keep it).
     """
@@ -143,6 +148,7 @@ def make_sampled_spancat(
         spans_key=spans_key,
         masked_key=masked_key,
         incorrect_spans_key=incorrect_spans_key,
+        entities_key=entities_key,
         thresholds=thresholds,
         scorer=scorer,
     )
@@ -171,6 +177,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         spans_key: Optional[str] = "sc",
         masked_key: Optional[str] = "masked",
         incorrect_spans_key: Optional[str] = "incorrect_spans",
+        entities_key: Optional[str] = None,
         thresholds: Optional[Dict[str, float]] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
@@ -191,9 +198,15 @@ class SampledSpanCategorizer(ClassCountedPipe):
                 f"sampled_spancat '{name}': loss {type(loss).__name__} averages over sentences of tokens "
                 "(e.g. MoMLoss.v2), which does not apply to span rows; use MoMLoss.v1 or another token loss"
             )
-        keys = (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key), ("incorrect_spans_key", incorrect_spans_key))
+        keys = (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key),
+                ("incorrect_spans_key", incorrect_spans_key), ("entities_key", entities_key))
         for setting, key in keys:
             check_name(key, setting, f"sampled_spancat '{name}'")
+        if entities_key is not None and entities_key in (gold_key, spans_key, masked_key, incorrect_spans_key):
+            raise ValueError(
+                f"sampled_spancat '{name}': entities_key {entities_key!r} must differ from gold_key, spans_key, "
+                "masked_key and incorrect_spans_key: it holds the decoded entities alone"
+            )
         if masked_key is not None and masked_key in (gold_key, spans_key):
             raise ValueError(
                 f"sampled_spancat '{name}': masked_key {masked_key!r} must differ from gold_key and spans_key: "
@@ -218,6 +231,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             "spans_key": spans_key,
             "masked_key": masked_key,
             "incorrect_spans_key": incorrect_spans_key,
+            "entities_key": entities_key,
             "n_updates": 0,
             # [masked entities drawn, negatives drawn] over all updates
             "missampled": [0, 0],
@@ -298,7 +312,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         classes, confidence = entities.columns["label"], entities.columns["confidence"]
         spans = [Span(doc, int(start), int(end), label=labels[int(class_id)]) for start, end, class_id in zip(entities.starts, entities.ends, classes)]
         kept = greedy_non_overlapping(entities.starts, entities.ends, confidence)
-        doc.set_ents(keep_preset(doc, [spans[k] for k in kept]), default="outside")
+        write_entities(doc, [spans[k] for k in kept], self.cfg.get("entities_key"))
         spans_key = self.cfg["spans_key"]
         if spans_key is not None:
             group = SpanGroup(doc, name=spans_key, spans=spans)

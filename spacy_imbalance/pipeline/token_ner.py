@@ -27,7 +27,7 @@ from thinc.types import Floats2d
 
 from .tagging.decoding import constrained_viterbi
 from ..losses import TokenLoss
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, write_entities
 from .tagging.tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
 DEFAULT_TOKEN_NER_MODEL = """
@@ -49,6 +49,7 @@ Scores = List[Floats2d]
         "loss": DEFAULT_LOSS,
         "tag_scheme": "BIO",
         "spans_key": None,
+        "entities_key": None,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights=ENTS_SCORE_WEIGHTS,
@@ -60,10 +61,15 @@ def make_token_ner(
     loss: TokenLoss,
     tag_scheme: TagScheme,
     spans_key: Optional[str],
+    entities_key: Optional[str],
     scorer: Optional[Callable],
 ) -> "TokenNER":
+    """entities_key: where the decoded entities go: null -> doc.ents (entities
+    the doc has win over overlapping ones); a name -> doc.spans[name] only,
+    doc.ents untouched (beside a pipeline's own ner; the scorer reads it)."""
     return TokenNER(
-        nlp.vocab, model, name, loss=loss, tag_scheme=tag_scheme, spans_key=spans_key, scorer=scorer
+        nlp.vocab, model, name, loss=loss, tag_scheme=tag_scheme, spans_key=spans_key, entities_key=entities_key,
+        scorer=scorer,
     )
 
 
@@ -85,6 +91,7 @@ class TokenNER(ClassCountedPipe):
         loss: TokenLoss,
         tag_scheme: TagScheme = "BIO",
         spans_key: Optional[str] = None,
+        entities_key: Optional[str] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         validate_scheme(tag_scheme)
@@ -94,6 +101,12 @@ class TokenNER(ClassCountedPipe):
                 f"(e.g. @losses = \"spacy-imbalance.CrossEntropy.v1\"), got {type(loss).__name__}"
             )
         check_name(spans_key, "spans_key", f"token_ner '{name}'")
+        check_name(entities_key, "entities_key", f"token_ner '{name}'")
+        if entities_key is not None and entities_key == spans_key:
+            raise ValueError(
+                f"token_ner '{name}': entities_key and spans_key are both {entities_key!r}: spans_key holds the "
+                "entities with their scores, entities_key the entities alone; use one of them or two names"
+            )
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -103,6 +116,7 @@ class TokenNER(ClassCountedPipe):
             "labels": [],
             "tag_scheme": tag_scheme,
             "spans_key": spans_key,
+            "entities_key": entities_key,
             "class_counts": None,
         }
 
@@ -138,7 +152,7 @@ class TokenNER(ClassCountedPipe):
         host = _split(ops.to_numpy(flat_log_probs), lengths) if spans_key is not None else paths
         for doc, path, lp in zip(docs, paths, host):
             spans = tag_spans(doc, path, tags)
-            doc.set_ents(keep_preset(doc, spans), default="outside")
+            write_entities(doc, spans, self.cfg.get("entities_key"))
             if spans_key is not None:
                 doc.spans[spans_key] = _scored_group(doc, spans_key, spans, path, lp)
 

@@ -27,7 +27,7 @@ from ..losses import AUCMarginLoss
 from ..losses._base import DeviceLoss, check_setting
 from ..losses.auc_margin import AUCMarginResult
 from ..models.two_task_tagger import get_alpha, set_alpha
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, keep_preset
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, write_entities
 from .tagging.fitted_thresholds import FALLBACK, ScoreHistograms, after_entity_tokens, is_held_out
 from .tagging.two_task import (
     MISSING,
@@ -54,7 +54,7 @@ Scores = List[Floats2d]
 
 @Language.factory(
     "two_task_ner",
-    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    assigns=["doc.ents", "doc.spans", "token.ent_iob", "token.ent_type"],
     default_config={
         "model": DEFAULT_MODEL,
         "loss_mode": "auc",
@@ -69,6 +69,7 @@ Scores = List[Floats2d]
         "en_threshold": None,
         "be_threshold": None,
         "threshold_holdout": 0.1,
+        "entities_key": None,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights=ENTS_SCORE_WEIGHTS,
@@ -87,6 +88,7 @@ def make_two_task_ner(
     en_threshold: Optional[float],
     be_threshold: Optional[float],
     threshold_holdout: float,
+    entities_key: Optional[str],
     scorer: Optional[Callable],
 ) -> "TwoTaskNER":
     return TwoTaskNER(
@@ -102,6 +104,7 @@ def make_two_task_ner(
         en_threshold=en_threshold,
         be_threshold=be_threshold,
         threshold_holdout=threshold_holdout,
+        entities_key=entities_key,
         scorer=scorer,
     )
 
@@ -131,6 +134,7 @@ class TwoTaskNER(LabelledEntityPipe):
         en_threshold: Optional[float] = None,
         be_threshold: Optional[float] = None,
         threshold_holdout: float = 0.1,
+        entities_key: Optional[str] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         prefix = f"two_task_ner '{name}'"
@@ -154,6 +158,7 @@ class TwoTaskNER(LabelledEntityPipe):
             prefix=f"{prefix}: ",
         )
         check_name(untyped_label, "untyped_label", prefix, what="label", optional=False)
+        check_name(entities_key, "entities_key", prefix)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -169,6 +174,7 @@ class TwoTaskNER(LabelledEntityPipe):
             "en_threshold": en_threshold,
             "be_threshold": be_threshold,
             "threshold_holdout": threshold_holdout,
+            "entities_key": entities_key,
             # the held-out score histograms and the thresholds fitted on them
             "score_histograms": None,
             "fitted_thresholds": None,
@@ -203,7 +209,7 @@ class TwoTaskNER(LabelledEntityPipe):
         for doc, doc_scores in zip(docs, self.host_scores(scores)):
             h, type_log_probs = self.decision_inputs(doc_scores)
             spans = make_spans(doc, self.decode(doc, h, type_log_probs, *thresholds))
-            doc.set_ents(keep_preset(doc, spans), default="outside")
+            write_entities(doc, spans, self.cfg.get("entities_key"))
 
     def host_scores(self, scores: Scores) -> List[numpy.ndarray]:
         """Each doc's scores on the host, from one copy of the batch's (a

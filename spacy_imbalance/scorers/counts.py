@@ -83,9 +83,11 @@ def _to_table(rows: List[Dict[str, List[int]]]) -> MatchCounts:
     return MatchCounts(labels, table)
 
 
-def ents_counts(examples: Iterable[Example], gold_key: Optional[str] = None) -> MatchCounts:
-    """Count matches of predicted ``doc.ents`` against gold ``doc.ents``, or
-    against the gold span group ``doc.spans[gold_key]`` when it is given.
+def ents_counts(examples: Iterable[Example], gold_key: Optional[str] = None, entities_key: Optional[str] = None) -> MatchCounts:
+    """Count matches of predicted ``doc.ents`` (or the predicted span group
+    ``doc.spans[entities_key]``, a component's entities beside another ner's)
+    against gold ``doc.ents``, or against the gold span group
+    ``doc.spans[gold_key]`` when it is given.
 
     As in spaCy's ``get_ner_prf``: docs without entity annotation (without
     the gold group) are skipped; a predicted entity over gold tokens with
@@ -102,7 +104,7 @@ def ents_counts(examples: Iterable[Example], gold_key: Optional[str] = None) -> 
         gold_spans = eg.y.ents if gold_key is None else eg.y.spans[gold_key]
         golds: Set[Tuple[str, int, int]] = {(e.label_, e.start, e.end) for e in gold_spans}
         align_x2y = eg.alignment.x2y
-        for pred in eg.x.ents:
+        for pred in eg.x.ents if entities_key is None else eg.x.spans.get(entities_key, []):
             counts = row.setdefault(pred.label_, [0, 0, 0])
             indices = align_x2y[pred.start : pred.end]
             if not len(indices):

@@ -87,9 +87,25 @@ def predict_examples(nlp: Language, gold_docs: Sequence[Doc], *, batch_size: int
     return examples, n_words / seconds if seconds > 0 else float("inf")
 
 
-def match_counts(examples: Iterable[Example], spans_key: Optional[str], *, allow_overlap: bool = True) -> MatchCounts:
+def entities_key_of(nlp: Language) -> Optional[str]:
+    """The span group where the pipeline's last entity component that keeps
+    off ``doc.ents`` (its ``entities_key``, beside a pipeline's own ner)
+    writes its entities; None when the entities are ``doc.ents``."""
+    for _, pipe in reversed(nlp.pipeline):
+        cfg = getattr(pipe, "cfg", None)
+        if isinstance(cfg, dict) and cfg.get("entities_key"):
+            return str(cfg["entities_key"])
+    return None
+
+
+def match_counts(
+    examples: Iterable[Example], spans_key: Optional[str], *, allow_overlap: bool = True, entities_key: Optional[str] = None
+) -> MatchCounts:
+    """Matches of the predicted entities (``doc.ents``, or the
+    ``entities_key`` group) with the gold ``doc.ents``, or of the predicted
+    and gold ``doc.spans[spans_key]``."""
     if spans_key is None:
-        return ents_counts(examples)
+        return ents_counts(examples, entities_key=entities_key)
     return spans_counts(examples, spans_key, allow_overlap=allow_overlap)
 
 
@@ -103,7 +119,7 @@ def pipeline_counts(
     """
     target = pipeline_target(nlp, spans_key)
     examples, words_per_second = predict_examples(nlp, gold_docs, batch_size=batch_size)
-    counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target))
+    counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target), entities_key=entities_key_of(nlp))
     return counts, target, words_per_second
 
 

@@ -18,12 +18,16 @@ from .aggregate import scores_dict
 from .counts import ents_counts, spans_counts
 
 
-def ents_macro_score(examples: Iterable[Example], *, gold_key: Optional[str] = None, **kwargs: Any) -> Dict[str, Any]:
+def ents_macro_score(
+    examples: Iterable[Example], *, gold_key: Optional[str] = None, entities_key: Optional[str] = None, **kwargs: Any
+) -> Dict[str, Any]:
     """Score ``doc.ents``: ``ents_p/_r/_f``, ``ents_per_type`` and
     ``ents_macro_p/_r/_f``. ``Pipe.score`` passes the component's cfg: a
     ``gold_key`` there (``sampled_spancat`` trained on ``doc.spans[gold_key]``)
-    scores the predicted ents against that group; other settings are ignored."""
-    counts = ents_counts(examples, gold_key)
+    scores the predicted ents against that group, an ``entities_key`` (the
+    component writes its entities there, beside another ner) scores that
+    group instead of ``doc.ents``; other settings are ignored."""
+    counts = ents_counts(examples, gold_key, entities_key)
     return scores_dict(counts.totals(), counts.labels, "ents")
 
 
