@@ -1,5 +1,6 @@
 """The audit's outputs: the corpus with its suspects, a JSONL file for
-annotation tools, a static review page, a summary and plots.
+annotation tools, a review page (spacy_imbalance.review), a summary and
+plots.
 
 JSONL (one line per document with at least one suspect), in the format
 Prodigy's ``ner_manual`` and most span annotation tools read::
@@ -17,13 +18,15 @@ import html
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Sequence
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 import numpy
 from spacy import displacy
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..corpus.docs_io import write_docbin
+from ..review.page import review_page
+from ..review.payload import review_data
 from .estimate import TOTAL, Calibration
 from .run import AuditResult, Suspect
 
@@ -98,9 +101,26 @@ def _span_record(span: Span, source: str, label: str = "") -> Dict[str, Any]:
 
 
 def review_html(docs: Sequence[Doc], result: AuditResult, limit: int = 300) -> str:
-    """A static page: the documents with suspects, the most probable first,
-    annotated entities in their colour and suspects as "LABEL?" in grey."""
+    """The review page (spacy_imbalance.review): every suspect to accept,
+    reject, relabel or re-bound, most probable first; below it a static view
+    of the ``limit`` documents with the most probable suspects."""
     grouped = sorted(by_doc(result.suspects).items(), key=lambda item: -max(s.probability for s in item[1]))
+    rate = result.miss_rate
+    total = rate.row(TOTAL)
+    header = (
+        f"<h1>spacy-imbalance audit</h1><p>{len(result.suspects)} suspected missing entities in "
+        f"{len(grouped)} of {result.info.get('n_docs', '?')} documents (calibrated probability &ge; "
+        f"{result.settings.threshold:g}); estimated miss rate {100 * total['rate']:.1f} % "
+        f"[{100 * total['rate_low']:.1f}, {100 * total['rate_high']:.1f}] ({html.escape(rate.method)} calibration).</p>"
+    )
+    data = review_data(docs, result.suspects, result.labels)
+    return review_page(data, title="spacy-imbalance audit: review", header=header, static=_static_view(docs, grouped, limit))
+
+
+def _static_view(docs: Sequence[Doc], grouped: List[Tuple[int, List[Suspect]]], limit: int) -> str:
+    """The first ``limit`` documents of ``grouped`` as displaCy draws them,
+    annotated entities in their colour and suspects as "LABEL?" in grey,
+    folded away below the reviewer (it needs no script)."""
     parts = []
     for i, suspects in grouped[:limit]:
         doc = docs[i]
@@ -118,18 +138,13 @@ def review_html(docs: Sequence[Doc], result: AuditResult, limit: int = 300) -> s
             options={"colors": colors},
         )
         parts.append(body)
-    rate = result.miss_rate
-    total = rate.row(TOTAL)
-    header = (
-        f"<h1>spacy-imbalance audit</h1><p>{len(result.suspects)} suspected missing entities in "
-        f"{len(grouped)} of {result.info.get('n_docs', '?')} documents (calibrated probability &ge; "
-        f"{result.settings.threshold:g}); estimated miss rate {100 * total['rate']:.1f} % "
-        f"[{100 * total['rate_low']:.1f}, {100 * total['rate_high']:.1f}] ({html.escape(rate.method)} calibration). "
-        f"Suspects are shown as grey <i>LABEL? probability</i>."
-        + (f" The {limit} most probable documents are shown; suspects.jsonl has them all." if len(grouped) > limit else "")
-        + "</p>"
+    if not parts:
+        return ""
+    shown = f"the {limit} most probable of {len(grouped)}" if len(grouped) > limit else f"all {len(grouped)}"
+    return (
+        f'<details class="static"><summary>Documents with suspects, a static view ({shown}; suspects.jsonl has them '
+        f"all)</summary><p>Suspects are shown as grey <i>LABEL? probability</i>.</p>{''.join(parts)}</details>"
     )
-    return f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>audit</title></head><body style=\"font-family: sans-serif; max-width: 60em; margin: auto\">{header}{''.join(parts)}</body></html>\n"
 
 
 def summary(result: AuditResult) -> Dict[str, Any]:

@@ -2,6 +2,7 @@
 from ._app import app, setting_value, split_sets
 from . import (  # noqa: F401  (register commands)
     advise,
+    apply_review,
     audit,
     augment,
     calibrate,

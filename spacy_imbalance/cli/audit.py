@@ -35,7 +35,7 @@ def audit_cli(
     component: str = typer.Option("sampled_spancat", "--component", help="The sampled_spancat component of --config"),
     spans_key: str = typer.Option(SPANS_KEY, "--spans-key", help="Span group of the suspects in the audited corpus"),
     resamples: int = typer.Option(500, "--resamples", help="Bootstrap resamples of the miss-rate interval"),
-    html_limit: int = typer.Option(300, "--html-limit", help="Documents shown on the review page (the most probable suspects first)"),
+    html_limit: int = typer.Option(300, "--html-limit", help="Documents in the review page's static view (the most probable suspects first); every suspect is in its interactive part"),
     seed: int = typer.Option(0, "--seed", help="Seed of the folds and of the bootstrap; the training seed is the config's"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for the CPU"),
     workers: int = typer.Option(1, "--workers", help="Fold models trained at once, each on one thread, on Ray (pip install 'spacy-imbalance[ray]'); 1: one after another in this process"),

@@ -1,0 +1,206 @@
+"""The review page in a real browser (headless Chromium, conftest.browser):
+decisions from the keyboard, kept across a reload, apart from another
+audit's, exported as the JSONL apply-review reads; and fast with 5,000
+suspects."""
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from spacy_imbalance.audit.export import jsonl_records, review_html
+
+from .conftest import make_doc, make_result, suspect
+
+try:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+except ImportError:
+    pass  # the browser fixture skips, or fails saying what to install
+
+
+def press(browser, *keys) -> None:
+    """Each key pressed in turn on the focused element, as a person would; a
+    (modifier, key) pair is a chord."""
+    actions = ActionChains(browser)
+    for key in keys:
+        if isinstance(key, tuple):
+            modifier, key = key
+            actions.key_down(modifier).send_keys(key).key_up(modifier)
+        else:
+            actions.send_keys(key)
+    actions.perform()
+
+
+def text_of(browser, element_id: str) -> str:
+    return browser.execute_script(f"return document.getElementById({element_id!r}).textContent")
+
+
+def suspect_shown(browser) -> Tuple[str, str]:
+    """The marked suspect's text and its label tag."""
+    return tuple(browser.execute_script(
+        "const m = document.querySelector('#review-context mark.suspect');"
+        "return [m.firstChild.textContent, m.querySelector('.tag').textContent];"
+    ))
+
+
+def write_page(path: Path, docs, result) -> str:
+    path.write_text(review_html(docs, result), encoding="utf8")
+    return path.as_uri()
+
+
+def exported(browser, downloads: Path) -> List[Dict[str, Any]]:
+    """Export (Shift+E) and read the file the browser downloads."""
+    press(browser, (Keys.SHIFT, "E"))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        done = list(downloads.glob("review-*.jsonl"))
+        if done and not list(downloads.glob("*.crdownload")):
+            text = done[0].read_text(encoding="utf8")
+            assert text.endswith("\n")
+            return [json.loads(line) for line in text.splitlines()]
+        time.sleep(0.05)
+    raise AssertionError(f"no export downloaded into {downloads}: {list(downloads.iterdir())}")
+
+
+def chars(text: str, phrase: str) -> Tuple[int, int]:
+    start = text.index(phrase)
+    return start, start + len(phrase)
+
+
+def expected_line(record: Dict[str, Any], phrase: str, tokens: Tuple[int, int], label: str, answer: str, score: float,
+                  original: Optional[Tuple[str, str]] = None) -> Dict[str, Any]:
+    """A line of the export, from a suspects.jsonl record (its text, tokens and
+    meta.doc), the span's phrase and its inclusive token range."""
+    start, end = chars(record["text"], phrase)
+    line = {
+        "text": record["text"],
+        "tokens": record["tokens"],
+        "spans": [{"start": start, "end": end, "token_start": tokens[0], "token_end": tokens[1], "label": label}],
+        "answer": answer,
+        "meta": {"doc": record["meta"]["doc"], "score": score},
+    }
+    if original is not None:
+        o_start, o_end = chars(record["text"], original[0])
+        line["meta"]["original"] = {"start": o_start, "end": o_end, "label": original[1]}
+    return line
+
+
+def test_review_decides_survives_a_reload_and_exports_jsonl(browser, small_corpus, tmp_path):
+    docs, result = small_corpus
+    shift_left, shift_right = (Keys.SHIFT, Keys.ARROW_LEFT), (Keys.SHIFT, Keys.ARROW_RIGHT)
+    browser.get(write_page(tmp_path / "review.html", docs, result))
+    # the card has the focus from the start: keys work without a click
+    assert browser.switch_to.active_element.get_attribute("id") == "review-card"
+    assert text_of(browser, "review-position").startswith("Suspect 1 of 7")
+    assert suspect_shown(browser) == ("Berlin", "LOC?")
+    press(browser, "x")  # reject Berlin
+    assert text_of(browser, "review-counts") == "1 of 7 (0 accepted, 1 rejected, 0 skipped)"
+    press(browser, "u", "a")  # undo, accept instead
+    assert text_of(browser, "review-counts") == "1 of 7 (1 accepted, 0 rejected, 0 skipped)"
+    assert suspect_shown(browser) == ("United Nations", "LOC?")
+    press(browser, "3")  # ORG, the third of DATE, LOC, ORG, PER
+    assert suspect_shown(browser) == ("United Nations", "ORG?")
+    assert browser.find_element("id", "review-label").get_attribute("value") == "2"
+    press(browser, "a")
+    assert suspect_shown(browser)[0].startswith("Acme Corp")
+    press(browser, "i")  # skip Acme Corp
+    assert suspect_shown(browser) == ("York", "LOC?")
+
+    browser.refresh()
+    assert text_of(browser, "review-counts") == "3 of 7 (2 accepted, 0 rejected, 1 skipped)"
+    assert text_of(browser, "review-position").startswith("Suspect 4 of 7")
+    press(browser, Keys.ARROW_LEFT)  # start one token left
+    assert suspect_shown(browser) == ("New York", "LOC?")
+    press(browser, shift_right)  # end one token right
+    assert suspect_shown(browser) == ("New York on", "LOC?")
+    assert "Changed from \u201cYork\u201d as LOC" in text_of(browser, "review-edit")
+    press(browser, shift_left, "a")  # and back, then accept
+    assert suspect_shown(browser) == ("on Friday", "DATE?")
+    press(browser, Keys.ARROW_RIGHT, "a")  # start one token right: Friday
+    assert suspect_shown(browser) == ("The", "PER?")
+    press(browser, "x")
+    assert suspect_shown(browser) == ("Monday", "DATE?")
+    press(browser, "l")  # relabelled (LOC), not decided: not exported
+    assert suspect_shown(browser) == ("Monday", "LOC?")
+
+    # another audit's page, in the same browser and folder: none of these decisions
+    other = make_result(docs, [suspect(0, 4, 5, "LOC", 0.9)])
+    browser.get(write_page(tmp_path / "other.html", docs, other))
+    assert text_of(browser, "review-counts") == "0 of 1 (0 accepted, 0 rejected, 0 skipped)"
+    browser.get((tmp_path / "review.html").as_uri())
+    assert text_of(browser, "review-counts") == "6 of 7 (4 accepted, 1 rejected, 1 skipped)"
+    assert suspect_shown(browser) == ("Monday", "LOC?")
+
+    lines = exported(browser, tmp_path / "downloads")
+    records = {r["meta"]["doc"]: r for r in jsonl_records(docs, result)}
+    anna, nations, acme = records[0], records[1], records[2]
+    assert lines == [
+        expected_line(anna, "Berlin", (4, 4), "LOC", "accept", 0.91),
+        expected_line(nations, "United Nations", (1, 2), "ORG", "accept", 0.85, original=("United Nations", "LOC")),
+        expected_line(acme, "Acme Corp", (6, 7), "ORG", "ignore", 0.7),
+        expected_line(anna, "New York", (6, 7), "LOC", "accept", 0.62, original=("York", "LOC")),
+        expected_line(nations, "Friday", (7, 7), "DATE", "accept", 0.58, original=("on Friday", "DATE")),
+        expected_line(nations, "The", (0, 0), "PER", "reject", 0.55),
+    ]
+    # the text a </script> would have cut short arrived whole
+    assert lines[2]["text"] == docs[2].text
+    assert [list(line) for line in lines] == [["text", "tokens", "spans", "answer", "meta"]] * len(lines)
+
+
+def big_corpus(n_suspects: int = 5000) -> Tuple[list, Any]:
+    """1,000 short documents with five suspects each, and one of 3,000 tokens
+    whose suspect comes first: the window, not the document, is drawn."""
+    rng = random.Random(0)
+    words = [f"w{k}" for k in range(40)]
+    docs = [make_doc(words, [(0, 1, "PER")]) for _ in range(n_suspects // 5)]
+    docs.append(make_doc([f"t{k}" for k in range(3000)], [(10, 12, "ORG")]))
+    suspects = [suspect(d, 2 + 7 * k, 4 + 7 * k, rng.choice(["DATE", "LOC", "ORG"]), rng.uniform(0.5, 0.99))
+                for d in range(len(docs) - 1) for k in range(5)]
+    suspects[-1] = suspect(len(docs) - 1, 1500, 1502, "LOC", 0.999)
+    return docs, make_result(docs, suspects)
+
+
+# The page's handler runs between these two listeners (window capture, then
+# window bubble); the second forces layout, so a time covers the redrawn
+# card, not only the script. Keys the page ignores (Shift alone) are not timed.
+TIMER = """
+window.__keyTimes = [];
+let began = 0;
+window.addEventListener("keydown", () => { began = performance.now(); }, true);
+window.addEventListener("keydown", (event) => {
+  document.body.offsetHeight;
+  if (event.defaultPrevented) window.__keyTimes.push(performance.now() - began);
+});
+"""
+
+
+def test_review_stays_fast_with_5000_suspects(browser, tmp_path):
+    docs, result = big_corpus()
+    browser.get(write_page(tmp_path / "review.html", docs, result))
+    assert text_of(browser, "review-position").startswith("Suspect 1 of 5000")
+    # the long document's suspect: a window of it, not its 3,000 tokens
+    assert suspect_shown(browser) == ("t1500 t1501", "LOC?")
+    assert len(text_of(browser, "review-context")) < 600 < len(docs[-1].text)
+    assert browser.execute_script("return document.getElementById('review').getElementsByTagName('*').length") < 200
+    browser.execute_script(TIMER)
+    rounds = 40
+    # per round: a label, the start left, the end right and undone, accept; reject, undo it, skip
+    one_round = ["2", Keys.ARROW_LEFT, (Keys.SHIFT, Keys.ARROW_RIGHT), "u", "a", "x", "u", "i"]
+    press(browser, *(one_round * rounds), "k", "j")
+    assert text_of(browser, "review-counts") == f"{2 * rounds} of 5000 ({rounds} accepted, 0 rejected, {rounds} skipped)"
+    # the rest rejected, so the last keys store every decision and a full
+    # undo history; then the last one undone and found again as undecided
+    rest = 5000 - 2 * rounds
+    press(browser, *["x"] * rest, "n", "u", "n", "x")
+    assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
+    times = browser.execute_script("return window.__keyTimes")
+    assert len(times) == len(one_round) * rounds + 2 + rest + 4
+    ordered = sorted(times)
+    print(f"\nkeypress to update, {len(times)} keys with 5,000 suspects: median {ordered[len(times) // 2]:.1f} ms, "
+          f"99th percentile {ordered[int(0.99 * len(times))]:.1f} ms, max {ordered[-1]:.1f} ms")
+    assert ordered[-1] < 50, ordered[-10:]
+    # and every decision comes back with the page
+    browser.refresh()
+    assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
+    assert text_of(browser, "review-status") == ""  # no storage warning

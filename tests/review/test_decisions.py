@@ -1,0 +1,209 @@
+"""Reading reviewed decisions (issue 34): each format from a small
+hand-written file, with the decisions computed by hand, and every refusal
+naming the file and the line or task."""
+import pytest
+
+from spacy_imbalance.review.decisions import Decision, DecisionFormat, DecisionFormatError, read_decisions
+
+# characters: Alice 0-5, visited 6-13, New 14-17, York 18-22, "." 22-23
+A = "Alice visited New York."
+# characters: Bob 0-3, likes 4-9, Rome 10-14
+B = "Bob likes Rome"
+
+# line 1: our review page (one suspect, as the reviewer left it); line 2 blank;
+# line 3: a binary reject; line 4: a manual-NER task, every span accepted (the
+# existing entity too); line 5: a reject whose existing entity is context
+# only; line 6: ignored
+PRODIGY = """\
+{"text": "Alice visited New York.", "tokens": [{"text": "Alice", "start": 0, "end": 5, "id": 0, "ws": true}], "spans": [{"start": 14, "end": 22, "token_start": 2, "token_end": 3, "label": "LOC", "source": "suspect", "score": 0.9}], "answer": "accept", "meta": {"doc": 0, "score": 0.9, "original": "LOC"}}
+
+{"text": "Bob likes Rome", "spans": [{"start": 4, "end": 9, "label": "PER"}], "answer": "reject"}
+{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER", "source": "annotation"}, {"start": 10, "end": 14, "label": "LOC"}], "answer": "accept", "_input_hash": 12, "_view_id": "ner_manual"}
+{"text": "Alice visited New York.", "spans": [{"start": 0, "end": 5, "label": "PER", "source": "annotation"}, {"start": 6, "end": 13, "label": "EVENT", "source": "suspect"}], "answer": "reject", "meta": {"doc": 0}}
+{"text": "Bob likes Rome", "spans": [{"start": 10, "end": 14, "label": "GPE"}], "answer": "ignore"}
+"""
+
+DOCCANO = """\
+{"id": 1, "text": "Alice visited New York.", "label": [[0, 5, "PER"], [14, 22, "LOC"]]}
+{"id": 2, "text": "Bob likes Rome", "label": []}
+{"id": 3, "text": "Bob likes Rome", "entities": [{"id": 7, "start_offset": 10, "end_offset": 14, "label": "LOC"}], "relations": [], "meta": {"doc": 1}}
+"""
+
+# task 1: the second annotation counts (the third was cancelled), its choice
+# is no span; task 2: only a cancelled annotation; task 3: one annotation
+LABEL_STUDIO = """\
+[
+  {"id": 1, "data": {"text": "Alice visited New York.", "meta": {"doc": 0}}, "annotations": [
+    {"id": 10, "result": [{"type": "labels", "value": {"start": 0, "end": 5, "text": "Alice", "labels": ["PER"]}}]},
+    {"id": 11, "result": [
+      {"from_name": "label", "to_name": "text", "type": "labels", "value": {"start": 14, "end": 22, "text": "New York", "labels": ["LOC"]}},
+      {"from_name": "ok", "to_name": "text", "type": "choices", "value": {"choices": ["ok"]}}
+    ]},
+    {"id": 12, "was_cancelled": true, "result": [{"type": "labels", "value": {"start": 6, "end": 13, "labels": ["EVENT"]}}]}
+  ]},
+  {"id": 2, "data": {"text": "Bob likes Rome"}, "annotations": [
+    {"was_cancelled": true, "result": [{"type": "labels", "value": {"start": 0, "end": 3, "labels": ["PER"]}}]}
+  ]},
+  {"id": 3, "data": {"text": "Bob likes Rome"}, "annotations": [
+    {"result": [{"type": "labels", "value": {"start": 0, "end": 3, "labels": ["PER"]}}]}
+  ]}
+]
+"""
+
+
+def _write(tmp_path, content, name="decisions.jsonl"):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf8")
+    return path
+
+
+def test_decisions_prodigy_and_review_page(tmp_path):
+    path = _write(tmp_path, PRODIGY)
+    read = read_decisions(path)
+    src = str(path)
+    assert read.format is DecisionFormat.PRODIGY
+    assert read.records == 5
+    assert read.decisions == [
+        Decision(src, 1, 0, A, 14, 22, "LOC", "accept"),
+        Decision(src, 3, None, B, 4, 9, "PER", "reject"),
+        Decision(src, 4, None, B, 0, 3, "PER", "accept"),
+        Decision(src, 4, None, B, 10, 14, "LOC", "accept"),
+        Decision(src, 5, 0, A, 6, 13, "EVENT", "reject"),
+        Decision(src, 6, None, B, 10, 14, "GPE", "ignore"),
+    ]
+    assert read.decisions[1].where == f"{src}, line 3"
+
+
+def test_decisions_doccano_both_forms(tmp_path):
+    path = _write(tmp_path, DOCCANO)
+    read = read_decisions(path)
+    src = str(path)
+    assert read.format is DecisionFormat.DOCCANO
+    assert read.records == 3
+    assert read.decisions == [
+        Decision(src, 1, None, A, 0, 5, "PER", "accept"),
+        Decision(src, 1, None, A, 14, 22, "LOC", "accept"),
+        Decision(src, 3, 1, B, 10, 14, "LOC", "accept"),
+    ]
+
+
+def test_decisions_label_studio_last_annotation_not_cancelled(tmp_path):
+    path = _write(tmp_path, LABEL_STUDIO, "export.json")
+    read = read_decisions(path)
+    src = str(path)
+    assert read.format is DecisionFormat.LABEL_STUDIO
+    assert read.records == 3
+    assert read.decisions == [
+        Decision(src, 1, 0, A, 14, 22, "LOC", "accept", unit="task"),
+        Decision(src, 3, None, B, 0, 3, "PER", "accept", unit="task"),
+    ]
+    assert read.decisions[1].where == f"{src}, task 3"
+
+
+def test_decisions_byte_order_mark_and_crlf_lines(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + DOCCANO.replace("\n", "\r\n").encode("utf8"))
+    assert [(d.line, d.start, d.end) for d in read_decisions(path).decisions] == [(1, 0, 5), (1, 14, 22), (3, 10, 14)]
+
+
+def test_decisions_format_forced(tmp_path):
+    # a doccano line read as Prodigy's: refused, naming the line and the format
+    path = _write(tmp_path, DOCCANO)
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path, DecisionFormat.PRODIGY)
+    assert str(err.value).startswith(f"{path}, line 1: \"answer\" must be one of accept, reject, ignore, got None")
+    # the review page's file forced as doccano: its lines have no "label"
+    path = _write(tmp_path, PRODIGY, "page.jsonl")
+    with pytest.raises(DecisionFormatError, match="line 1: has neither \"label\" nor \"entities\"; expected doccano JSONL"):
+        read_decisions(path, DecisionFormat.DOCCANO)
+    # forced to its own format, a file reads as detected
+    assert read_decisions(path, DecisionFormat.PRODIGY).decisions == read_decisions(path).decisions
+
+
+REVIEW_LINE = '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}\n'
+
+
+@pytest.mark.parametrize(
+    "content,where,message",
+    [
+        # matches no format
+        ('{"text": "Bob likes Rome", "tags": []}\n', "line 1", "matches no decisions format (its keys: 'text', 'tags'); expected our review page's"),
+        ("Bob likes Rome\n", "", "matches no decisions format; expected"),
+        ("  \n\n", "", "is empty: it holds no decisions"),
+        # the audit's suspects.jsonl before review
+        ('{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER", "source": "suspect"}], "meta": {"doc": 1}}\n',
+         "line 1", 'has "spans" but no "answer": is it the audit\'s suspects.jsonl before review?'),
+        # broken lines after good ones
+        (REVIEW_LINE + "\n" + '{"text": "Bob likes Rome", "spans": [\n', "line 3", "is not JSON (Expecting value"),
+        (REVIEW_LINE + "[1, 2]\n", "line 2", "is a JSON list, not an object"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [], "answer": "maybe"}\n', "line 2", "\"answer\" must be one of accept, reject, ignore, got 'maybe'"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "answer": "accept"}\n', "line 2", 'expected "spans": a list'),
+        (REVIEW_LINE + '{"text": 5, "spans": [], "answer": "accept"}\n', "line 2", 'expected "text": a string, got 5'),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": 10, "end": 15, "label": "LOC"}], "answer": "accept"}\n',
+         "line 2", "the span 10-15 is not a span of the text (characters 0-14"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": 3, "end": 3, "label": "LOC"}], "answer": "reject"}\n',
+         "line 2", "the span 3-3 is not a span of the text"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": "0", "end": 3, "label": "LOC"}], "answer": "accept"}\n',
+         "line 2", "a span's start must be a character offset (a whole number), got '0'"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept", "meta": {"doc": -1}}\n',
+         "line 2", '"meta.doc" must be a document index (a whole number >= 0), got -1'),
+        # empty label names, in each format
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": " "}], "answer": "accept"}\n',
+         "line 2", "the span 0-3 ('Bob') has no label name, got ' '"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3}], "answer": "reject"}\n',
+         "line 2", "the span 0-3 ('Bob') has no label name, got None"),
+        ('{"text": "Bob likes Rome", "label": [[0, 3, "PER"]]}\n{"text": "Bob likes Rome", "label": [[0, 3, ""]]}\n',
+         "line 2", "the span 0-3 ('Bob') has no label name, got ''"),
+        ('{"text": "Bob likes Rome", "label": [[0, 3, "PER"]]}\n{"text": "Bob likes Rome", "label": ["POSITIVE"]}\n',
+         "line 2", 'expected "label": a list of [start, end, "LABEL"]'),
+        ('{"text": "Bob likes Rome", "entities": [{"start_offset": 0, "end_offset": 3, "label": ""}]}\n',
+         "line 1", "the span 0-3 ('Bob') has no label name"),
+    ],
+)
+def test_decisions_refused_naming_file_and_line(tmp_path, content, where, message):
+    path = _write(tmp_path, content)
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    prefix = f"{path}, {where}: " if where else f"{path}: "
+    assert str(err.value).startswith(prefix), str(err.value)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "task,message",
+    [
+        ('{"data": {"text": "Bob likes Rome"}, "annotations": [{"result": [{"type": "labels", "value": {"start": 0, "end": 3, "labels": [""]}}]}]}',
+         "the span 0-3 ('Bob') has no label name, got ''"),
+        ('{"data": {"text": "Bob likes Rome"}, "annotations": [{"result": [{"type": "labels", "value": {"start": 0, "end": 3, "labels": ["PER", "ORG"]}}]}]}',
+         'each "labels" region needs a "value" with one label in "labels"'),
+        ('{"data": {"text": "Bob likes Rome"}, "annotations": [{"result": [{"type": "labels", "value": {"start": 1, "end": 4, "text": "Bob", "labels": ["PER"]}}]}]}',
+         "the region 1-4 says its text is 'Bob', but the task's text there is 'ob ': its offsets do not fit the text"),
+        ('{"data": {"content": "Bob likes Rome"}, "annotations": []}', 'expected "text": a string, got None'),
+        ('"Bob likes Rome"', 'expected a task {"data": {"text"}, "annotations"}'),
+    ],
+)
+def test_decisions_label_studio_refused_naming_file_and_task(tmp_path, task, message):
+    good = '{"data": {"text": "Bob likes Rome"}, "annotations": []}'
+    path = _write(tmp_path, f"[{good},\n {task}]", "export.json")
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value).startswith(f"{path}, task 2: "), str(err.value)
+    assert message in str(err.value)
+
+
+def test_decisions_label_studio_not_a_list(tmp_path):
+    path = _write(tmp_path, '{"data": {"text": "Bob likes Rome"}}', "export.json")
+    with pytest.raises(DecisionFormatError, match="is a JSON dict; expected Label Studio's JSON export, a list of tasks"):
+        read_decisions(path, DecisionFormat.LABEL_STUDIO)
+    path = _write(tmp_path, "[{", "broken.json")
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value).startswith(f"{path}: is not JSON")
+
+
+def test_decisions_not_utf8(tmp_path):
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes('{"text": "Zürich", "label": []}\n'.encode("latin-1"))
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value).startswith(f"{path}: is not UTF-8 text")

@@ -1,0 +1,97 @@
+import configparser
+import json
+import re
+from fnmatch import fnmatch
+from html.parser import HTMLParser
+from typing import Dict, List, Tuple
+
+from spacy_imbalance.audit.export import review_html
+from spacy_imbalance.review.page import STATIC
+from spacy_imbalance.review.payload import review_data
+
+from ..conftest import ROOT
+from .conftest import make_result
+
+
+class Scripts(HTMLParser):
+    """The <script> elements of a page as a browser's tokenizer ends them:
+    at the first "</script"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[Tuple[Dict[str, str], str]] = []
+        self._open = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self._open = True
+            self.found.append((dict(attrs), ""))
+
+    def handle_data(self, data):
+        if self._open:
+            attrs, text = self.found[-1]
+            self.found[-1] = (attrs, text + data)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._open = False
+
+
+def scripts_of(page: str) -> List[Tuple[Dict[str, str], str]]:
+    parser = Scripts()
+    parser.feed(page)
+    return parser.found
+
+
+def test_the_data_arrives_whole_whatever_the_text_holds(small_corpus):
+    # document 2 holds "</script>", "<!--" and "{{script}}"
+    docs, result = small_corpus
+    page = review_html(docs, result)
+    (data_attrs, data_text), (code_attrs, code) = scripts_of(page)
+    assert data_attrs == {"type": "application/json", "id": "review-data"}
+    assert "<" not in data_text
+    expected = json.loads(json.dumps(review_data(docs, result.suspects, result.labels)))
+    assert json.loads(data_text) == expected
+    assert expected["docs"][2]["text"] == docs[2].text
+    assert code_attrs == {} and code.strip() == (STATIC / "review.js").read_text(encoding="utf8").strip()
+    # the template's placeholders are all filled, and the text's own is left alone
+    assert set(re.findall(r"\{\{\w+\}\}", page)) == {"{{script}}"}
+
+
+def test_the_page_loads_nothing(small_corpus):
+    docs, result = small_corpus
+    page = review_html(docs, result).lower()
+    for reference in ("http:", "https:", "//cdn", "src=", "<link", "@import", "@font-face"):
+        assert reference not in page
+    # CSS's url(), not the script's URL.createObjectURL(
+    assert not re.search(r"(?<![a-z])url\(", page)
+
+
+def test_every_suspect_is_reviewable_beyond_the_static_limit(small_corpus):
+    docs, result = small_corpus
+    page = review_html(docs, result, limit=1)
+    (_, data_text), _ = scripts_of(page)
+    assert len(json.loads(data_text)["suspects"]) == len(result.suspects) == 7
+    assert page.count("document 0 (fold 0)") == 1 and "document 1 (fold 1)" not in page
+    assert "the 1 most probable of 3" in page
+    # the summary header stays above the reviewer
+    assert page.index("7 suspected missing entities in 3 of 3 documents") < page.index('id="review-card"')
+
+
+def test_an_audit_without_suspects_has_a_page(small_corpus):
+    docs, _ = small_corpus
+    page = review_html(docs, make_result(docs, []))
+    (_, data_text), _ = scripts_of(page)
+    assert json.loads(data_text)["suspects"] == []
+    assert "<details" not in page
+
+
+def test_the_package_ships_the_page_files():
+    """setup.cfg's package_data holds every file of review/static, so an
+    installed (not editable) package builds the same page."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf8")
+    patterns = [p.strip() for p in config["options.package_data"]["spacy_imbalance"].split(",")]
+    names = sorted(p.relative_to(ROOT / "spacy_imbalance").as_posix() for p in STATIC.iterdir())
+    assert names == ["review/static/review.css", "review/static/review.html", "review/static/review.js"]
+    assert [name for name in names if not any(fnmatch(name, pattern) for pattern in patterns)] == []
