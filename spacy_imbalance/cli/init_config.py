@@ -7,6 +7,7 @@ from wasabi import msg
 
 from .. import __version__
 from ..init_config import ConfigChoice, build_config, render, validate_config
+from ..init_config.base import build_on_base, read_base
 from ..init_config.encoders import DESCRIPTIONS
 from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
 from ..corpus.docs_io import write_text_atomic
@@ -39,9 +40,22 @@ def init_config_cli(
     ),
     lang: str = typer.Option("en", "--lang", help="The language code of the pipeline"),
     sets: List[str] = typer.Option([], "--set", help="A setting KEY=VALUE set last (spaCy's dotted names), e.g. components.sampled_spancat.max_span_width=12; repeatable"),
+    base: Optional[str] = typer.Option(
+        None, "--base",
+        help="A trained pipeline (package name or folder, e.g. en_core_web_sm) to add the component to: its components are sourced and frozen, its tokenizer and vocab copied (docs/existing_pipelines.md)",
+    ),
+    listen: bool = typer.Option(False, "--listen", help="With --base: the component listens to the base's tok2vec (frozen) instead of an encoder of its own"),
+    ents: bool = typer.Option(
+        False, "--ents",
+        help="With --base: write the component's entities to doc.ents (the base's own entities win where they overlap) instead of doc.spans[COMPONENT]",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace OUTPUT if it exists"),
 ) -> None:
     """A filled, validated training config for a component and the imbalance methods chosen for it."""
+    if base is None and (listen or ents):
+        fail(f"{'--listen' if listen else '--ents'} applies to a component added to a trained pipeline: give --base PIPELINE")
+    if base is not None and gpu and encoder is None:
+        fail("--gpu with --base: a fine-tuned transformer is not added to a trained pipeline; give --encoder cnn, vectors or features, or --listen")
     encoder = encoder or ("transformer" if gpu else "cnn")
     overrides = parse_sets(sets)
     if mixed_precision:
@@ -53,7 +67,10 @@ def init_config_cli(
     if not to_stdout:
         check_config_output(output, force)
     try:
-        config = build_config(choice)
+        if base is not None:
+            config = build_on_base(choice, read_base(base), listen=listen, ents=ents)
+        else:
+            config = build_config(choice)
     except ValueError as err:
         fail(str(err))
     try:
@@ -64,7 +81,8 @@ def init_config_cli(
         fail(f"The config needs a package that is not installed: {err}")
     except Exception as err:  # spaCy's ConfigValidationError and the errors of factories and architectures
         fail(f"The config is not valid: {err}")
-    text = render(config, header=[f"spacy-imbalance {__version__} init-config {choice.command()}"])
+    command = choice.command() + (f" --base {base}" if base else "") + (" --listen" if listen else "") + (" --ents" if ents else "")
+    text = render(config, header=[f"spacy-imbalance {__version__} init-config {command}"])
     if to_stdout:
         sys.stdout.write(text)
         return
@@ -73,6 +91,11 @@ def init_config_cli(
         write_text_atomic(output, text)
     except (OSError, ValueError) as err:
         fail(f"Could not write OUTPUT {output}: {getattr(err, 'strerror', None) or err}")
+    if base is not None:
+        on = f"listening to {base}'s tok2vec" if listen else f"on {DESCRIPTIONS[choice.encoder]}"
+        where = "doc.ents" if ents or "entities_key" not in config["components"][component] else f"doc.spans[{component!r}]"
+        msg.good(f"Saved a config adding {component} ({on}; entities to {where}) to {base}, kept frozen: {output}")
+        return
     msg.good(f"Saved a {component} config on {DESCRIPTIONS[choice.encoder]}: {output}")
     if choice.encoder == "transformer" and not gpu:
         msg.warn("Fine-tuning a transformer takes hours on a CPU: train it with --gpu-id 0")
