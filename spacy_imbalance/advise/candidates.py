@@ -45,28 +45,39 @@ def select_candidates(
         "sampled_spancat_uniform", "sampled_spancat", sampler="uniform",
         reason="uniform negative sampling: the largest gain under missing annotations, and ahead of ner with none" + missing,
     ))
+    # each further method: whether this corpus calls for it, the candidate, and why it is left out otherwise
+    rules = [
+        (
+            encoder != "cnn",
+            Candidate(
+                "sampled_spancat_weighted", "sampled_spancat", sampler="weighted",
+                reason="weighted negatives (v2): ahead of uniform on pretrained encoders with half the entities missing",
+            ),
+            "behind or level with uniform on the CNN encoder",
+        ),
+        (
+            stats.sentences <= SMALL_CORPUS_SENTENCES,
+            Candidate(
+                "token_ner_wce2", "token_ner", loss="wce2",
+                reason=f"{stats.sentences:,} training sentences (≤ {SMALL_CORPUS_SENTENCES:,}): WCE-2 helps small corpora",
+            ),
+            f"helps corpora of ≤ {SMALL_CORPUS_SENTENCES:,} sentences; this one has {stats.sentences:,}",
+        ),
+        (
+            stats.entity_token_pct <= RARE_ENTITY_TOKEN_PCT,
+            Candidate(
+                "two_task_auc", "two_task_ner", loss="auc",
+                reason=f"{stats.entity_token_pct:.1f} % entity tokens (≤ {RARE_ENTITY_TOKEN_PCT:g} %): AUC-2T wins only with very rare entities",
+            ),
+            f"wins only at ≤ {RARE_ENTITY_TOKEN_PCT:g} % entity tokens; this corpus has {stats.entity_token_pct:.1f} %",
+        ),
+    ]
     left_out = []
-    if encoder != "cnn":
-        tried.append(Candidate(
-            "sampled_spancat_weighted", "sampled_spancat", sampler="weighted",
-            reason="weighted negatives (v2): ahead of uniform on pretrained encoders with half the entities missing",
-        ))
-    else:
-        left_out.append(("sampled_spancat_weighted", "behind or level with uniform on the CNN encoder"))
-    if stats.sentences <= SMALL_CORPUS_SENTENCES:
-        tried.append(Candidate(
-            "token_ner_wce2", "token_ner", loss="wce2",
-            reason=f"{stats.sentences:,} training sentences (≤ {SMALL_CORPUS_SENTENCES:,}): WCE-2 helps small corpora",
-        ))
-    else:
-        left_out.append(("token_ner_wce2", f"helps corpora of ≤ {SMALL_CORPUS_SENTENCES:,} sentences; this one has {stats.sentences:,}"))
-    if stats.entity_token_pct <= RARE_ENTITY_TOKEN_PCT:
-        tried.append(Candidate(
-            "two_task_auc", "two_task_ner", loss="auc",
-            reason=f"{stats.entity_token_pct:.1f} % entity tokens (≤ {RARE_ENTITY_TOKEN_PCT:g} %): AUC-2T wins only with very rare entities",
-        ))
-    else:
-        left_out.append(("two_task_auc", f"wins only at ≤ {RARE_ENTITY_TOKEN_PCT:g} % entity tokens; this corpus has {stats.entity_token_pct:.1f} %"))
+    for applies, candidate, why_not in rules:
+        if applies:
+            tried.append(candidate)
+        else:
+            left_out.append((candidate.name, why_not))
     left_out.extend([
         ("MoM, dice and focal losses", "level with cross entropy or behind in every benchmark"),
         ("resampling (sCRD) and undersampling", "no demonstrated gain (sCRD) or a loss (undersampling)"),

@@ -63,6 +63,12 @@ def _group(doc, key):
     return [(s.text, s.label_) for s in doc.spans[key]] if key in doc.spans else None
 
 
+def _lines(path, *lines):
+    """Writes a decisions file, one JSON line (or "" for a blank one) a line."""
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf8")
+    return path
+
+
 def test_apply_review_end_to_end(tmp_path, corpus, decisions):
     before = {path: path.read_bytes() for path in [corpus, *decisions]}
     output = tmp_path / "reviewed.spacy"
@@ -93,10 +99,9 @@ def test_apply_review_end_to_end(tmp_path, corpus, decisions):
 
 
 def test_apply_review_spans_key_and_overlaps_replace(tmp_path, corpus, decisions):
-    page = tmp_path / "relabel.jsonl"
-    page.write_text(
-        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "GPE"}], "answer": "accept"}\n',
-        encoding="utf8",
+    page = _lines(
+        tmp_path / "relabel.jsonl",
+        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "GPE"}], "answer": "accept"}',
     )
     output = tmp_path / "reviewed.spacy"
     result = _invoke("apply-review", corpus, page, decisions[1], "-o", output, "--spans-key", "sc", "--overlaps", "replace")
@@ -109,11 +114,10 @@ def test_apply_review_spans_key_and_overlaps_replace(tmp_path, corpus, decisions
 
 
 def test_apply_review_conll_corpus_and_rejected_key(tmp_path, conll_path):
-    page = tmp_path / "page.jsonl"
-    page.write_text(
-        '{"text": "it rains", "spans": [{"start": 0, "end": 2, "label": "X"}], "answer": "accept"}\n'
-        '{"text": "Ann sings", "spans": [{"start": 4, "end": 9, "label": "PER"}], "answer": "reject"}\n',
-        encoding="utf8",
+    page = _lines(
+        tmp_path / "page.jsonl",
+        '{"text": "it rains", "spans": [{"start": 0, "end": 2, "label": "X"}], "answer": "accept"}',
+        '{"text": "Ann sings", "spans": [{"start": 4, "end": 9, "label": "PER"}], "answer": "reject"}',
     )
     output = tmp_path / "out.spacy"
     result = _invoke("apply-review", conll_path, page, "-o", output, "--rejected-key", "wrong")
@@ -133,11 +137,10 @@ def test_apply_review_replaces_an_existing_output(tmp_path, corpus, decisions):
 
 
 def test_apply_review_refuses_an_overlap_naming_file_and_line(tmp_path, corpus):
-    page = tmp_path / "page.jsonl"
-    page.write_text(
-        '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}\n'
-        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "GPE"}], "answer": "accept"}\n',
-        encoding="utf8",
+    page = _lines(
+        tmp_path / "page.jsonl",
+        '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}',
+        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "GPE"}], "answer": "accept"}',
     )
     before = corpus.read_bytes()
     output = tmp_path / "reviewed.spacy"
@@ -156,8 +159,12 @@ def test_apply_review_refuses_an_overlap_naming_file_and_line(tmp_path, corpus):
 
 
 def test_apply_review_refuses_conflicting_decisions_across_files(tmp_path, corpus, decisions):
-    rejects = tmp_path / "rejects.jsonl"
-    rejects.write_text('\n{"text": "Bob likes Rome", "spans": [{"start": 10, "end": 14, "label": "LOC"}], "answer": "reject"}\n', encoding="utf8")
+    # line 1 is blank, so the refusal names line 2
+    rejects = _lines(
+        tmp_path / "rejects.jsonl",
+        "",
+        '{"text": "Bob likes Rome", "spans": [{"start": 10, "end": 14, "label": "LOC"}], "answer": "reject"}',
+    )
     output = tmp_path / "reviewed.spacy"
     result = _invoke("apply-review", corpus, decisions[1], rejects, "-o", output)
     _assert_failed(result, f"{decisions[1]}, line 1 accepts 'Rome' (LOC, characters 10-14) and {rejects}, line 2 rejects it")
@@ -165,8 +172,7 @@ def test_apply_review_refuses_conflicting_decisions_across_files(tmp_path, corpu
 
 
 def test_apply_review_refuses_a_file_of_no_format(tmp_path, corpus, decisions):
-    other = tmp_path / "notes.jsonl"
-    other.write_text('{"text": "Bob likes Rome", "tags": ["B-PER", "O", "O"]}\n', encoding="utf8")
+    other = _lines(tmp_path / "notes.jsonl", '{"text": "Bob likes Rome", "tags": ["B-PER", "O", "O"]}')
     output = tmp_path / "reviewed.spacy"
     result = _invoke("apply-review", corpus, decisions[0], other, "-o", output)
     _assert_failed(result, f"{other}, line 1: matches no decisions format", "expected our review page's or Prodigy's JSONL")
@@ -178,8 +184,7 @@ def test_apply_review_refuses_a_file_of_no_format(tmp_path, corpus, decisions):
 
 
 def test_apply_review_refuses_text_in_no_document(tmp_path, corpus):
-    page = tmp_path / "page.jsonl"
-    page.write_text('{"text": "Bob likes Paris", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}\n', encoding="utf8")
+    page = _lines(tmp_path / "page.jsonl", '{"text": "Bob likes Paris", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}')
     result = _invoke("apply-review", corpus, page, "-o", tmp_path / "out.spacy")
     _assert_failed(result, f"{page}, line 1: the text 'Bob likes Paris' is in no document of {corpus}")
 

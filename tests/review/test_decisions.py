@@ -57,13 +57,19 @@ def _write(tmp_path, content, name="decisions.jsonl"):
     return path
 
 
-def test_decisions_prodigy_and_review_page(tmp_path):
-    path = _write(tmp_path, PRODIGY)
+def _read_as(tmp_path, content, fmt, records, name="decisions.jsonl"):
+    """The decisions read from ``content`` and the file's name, once the
+    format detected and the records counted are checked."""
+    path = _write(tmp_path, content, name)
     read = read_decisions(path)
-    src = str(path)
-    assert read.format is DecisionFormat.PRODIGY
-    assert read.records == 5
-    assert read.decisions == [
+    assert read.format is fmt
+    assert read.records == records
+    return read.decisions, str(path)
+
+
+def test_decisions_prodigy_and_review_page(tmp_path):
+    decisions, src = _read_as(tmp_path, PRODIGY, DecisionFormat.PRODIGY, 5)
+    assert decisions == [
         Decision(src, 1, 0, A, 14, 22, "LOC", "accept"),
         Decision(src, 3, None, B, 4, 9, "PER", "reject"),
         Decision(src, 4, None, B, 0, 3, "PER", "accept"),
@@ -71,16 +77,12 @@ def test_decisions_prodigy_and_review_page(tmp_path):
         Decision(src, 5, 0, A, 6, 13, "EVENT", "reject"),
         Decision(src, 6, None, B, 10, 14, "GPE", "ignore"),
     ]
-    assert read.decisions[1].where == f"{src}, line 3"
+    assert decisions[1].where == f"{src}, line 3"
 
 
 def test_decisions_doccano_both_forms(tmp_path):
-    path = _write(tmp_path, DOCCANO)
-    read = read_decisions(path)
-    src = str(path)
-    assert read.format is DecisionFormat.DOCCANO
-    assert read.records == 3
-    assert read.decisions == [
+    decisions, src = _read_as(tmp_path, DOCCANO, DecisionFormat.DOCCANO, 3)
+    assert decisions == [
         Decision(src, 1, None, A, 0, 5, "PER", "accept"),
         Decision(src, 1, None, A, 14, 22, "LOC", "accept"),
         Decision(src, 3, 1, B, 10, 14, "LOC", "accept"),
@@ -88,16 +90,12 @@ def test_decisions_doccano_both_forms(tmp_path):
 
 
 def test_decisions_label_studio_last_annotation_not_cancelled(tmp_path):
-    path = _write(tmp_path, LABEL_STUDIO, "export.json")
-    read = read_decisions(path)
-    src = str(path)
-    assert read.format is DecisionFormat.LABEL_STUDIO
-    assert read.records == 3
-    assert read.decisions == [
+    decisions, src = _read_as(tmp_path, LABEL_STUDIO, DecisionFormat.LABEL_STUDIO, 3, "export.json")
+    assert decisions == [
         Decision(src, 1, 0, A, 14, 22, "LOC", "accept", unit="task"),
         Decision(src, 3, None, B, 0, 3, "PER", "accept", unit="task"),
     ]
-    assert read.decisions[1].where == f"{src}, task 3"
+    assert decisions[1].where == f"{src}, task 3"
 
 
 def test_decisions_byte_order_mark_and_crlf_lines(tmp_path):

@@ -231,11 +231,13 @@ def augmented_copies(
     """The augmented copies of every doc, with pools from all of ``docs``.
 
     docs (Sequence[Doc]): the gold training sentences.
-    method (AugmentMethod): one of METHODS.
+    method (AugmentMethod): one of METHODS; "all" applies LwTR, MR, then SiS.
     p (float): the probability of each replacement or shuffle, in [0, 1].
     n_copies (int): augmented copies per sentence, at least 1.
-    seed (int): the seed of the one random.Random used for the whole call.
-    spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
+    seed (int): the seed of the one random.Random used for the whole call:
+        the same docs and seed give the same copies.
+    spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents;
+        the copies store their gold in the same place.
     RETURNS (List[List[Doc]]): ``n_copies`` new Docs per input doc, in order.
     """
     validate_settings(method, p, n_copies)
@@ -278,14 +280,7 @@ def augment_docs(
 ) -> List[Doc]:
     """Every sentence followed by its augmented copies (size x(1 + n_copies)).
 
-    docs (Iterable[Doc]): the gold training sentences.
-    method (AugmentMethod): "label_wise_token_replacement", "mention_replacement",
-        "shuffle_within_segments" or "all".
-    p (float): the probability of each replacement or shuffle, in [0, 1].
-    n_copies (int): augmented copies per sentence, at least 1.
-    seed (int): the same docs and seed give the same output.
-    spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents;
-        the copies store their gold in the same place.
+    Arguments as for ``augmented_copies`` (here ``docs`` may be any iterable).
     RETURNS (List[Doc]): for each input doc, the doc itself, then its copies.
     """
     docs = list(docs)
