@@ -13,6 +13,19 @@ from .device import DEVICES, FakeCupyOps, device, fake_device, has_cupy_gpu
 ROOT = Path(__file__).parent.parent
 
 
+# the modules that take longest (the project's workflows, the pipelines trained on a trained base), started
+# first: under pytest-xdist (bash run.sh test) one worker takes each while the other runs the rest
+LONGEST_FIRST = ("tests/test_project.py", "tests/init_config/test_base.py", "tests/test_configs.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        path = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every module keeps its own order
+
+
 @pytest.fixture(autouse=True)
 def _fresh_reader_announcements():
     """Readers print their summary once per process: start every test afresh."""
