@@ -172,7 +172,11 @@ def render_project(text: str) -> str:
     head, sep, _ = text.partition(f"\n{HEAD_END}\n")
     if not sep:
         raise StudyError(f"studies.yml: no line `{HEAD_END}` after the project's head")
-    studies = (yaml.safe_load(text) or {}).get("studies") or {}
+    try:
+        studies = (yaml.safe_load(text) or {}).get("studies") or {}
+    except yaml.YAMLError as err:
+        # the parser's message names the line and column
+        raise StudyError(f"studies.yml is not valid YAML: {err}") from None
     out = [
         "# Written by `python scripts/write_project.py` from studies.yml: edit that file, not this one.",
         *head.rstrip("\n").split("\n")[_skip_comment(head):],

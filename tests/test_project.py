@@ -123,6 +123,9 @@ def tiny_vectors(path: Path) -> Path:
     nlp = spacy.blank("en")
     for i, word in enumerate(["the", "to", "a", "I", "London", "Obama"]):
         nlp.vocab.set_vector(word, numpy.full((4,), i / 10, dtype="float32"))
+    # a tok2vec, as en_core_web_md has, for the configs that add ours to it (existing-pipelines)
+    nlp.add_pipe("tok2vec")
+    nlp.initialize()
     nlp.to_disk(path)
     return path
 

@@ -77,3 +77,9 @@ def test_project_yml_is_what_studies_yml_gives():
     text = render_project((ROOT / "studies.yml").read_text(encoding="utf8"))
     assert (ROOT / "project.yml").read_text(encoding="utf8") == text, "run python scripts/write_project.py"
     assert text.count("\n") < 500
+
+
+def test_yaml_that_does_not_parse_is_refused_naming_the_line():
+    # HEAD is 7 lines: the study is line 8
+    with pytest.raises(StudyError, match=r"(?s)studies.yml is not valid YAML: .*line 8, column 24"):
+        render_project(HEAD + "studies:\n  s: {help: h, steps: [{run: a ${vars.x} b}]}\n")
