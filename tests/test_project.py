@@ -166,7 +166,7 @@ def test_project_all_workflow(tmp_path):
         project, "all", *[arg for var in steps for arg in (var, "2")],
         "--vars.seeds", "0", "--vars.jobs", "1", "--vars.missampling_seeds", "1", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
         "--vars.vectors", str(vectors), "--vars.cache_epochs", "2", "--vars.finetune_steps", "1",
-        "--vars.audit_steps", "2", "--vars.audit_folds", "2",
+        "--vars.audit_steps", "2", "--vars.audit_folds", "2", "--vars.scale_factors", "1",
         # the quick pass trains a few runs of each study: most numbers of the pages have no file
         "--vars.docs_missing", "allow-missing",
     )
@@ -182,7 +182,7 @@ def test_project_all_workflow(tmp_path):
         "wnut17/headline_features.md", "wnut17/feature_cache.md", "wnut16/masking_vectors.md",
         "wnut17-200/low_resource_vectors.md", "wnut16/resampling_epochs_vectors.md",
         "wnut16/audit_validation.md", "wnut17/audit_validation.md", "wnut17/calibration_vectors.md",
-        "wnut16/audit_validation_features.md",
+        "wnut16/audit_validation_features.md", "wnut16/scale.md",
     ):
         assert (metrics / path).exists(), path
     for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
