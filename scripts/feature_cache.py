@@ -26,6 +26,7 @@ import typer
 
 from bench.batches import word_batches
 from bench.feature_cache import features_shim, init, predictions
+from bench.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,11 +107,10 @@ def main(
         f"Frozen all-MiniLM-L6-v2 features (`{config}`) against fine-tuning (`{finetune}`) on {corpus} train "
         f"({n_words:,} words, batches of about {batch_words} words, {threads} torch threads, one process, measured side by side):",
         "",
-        "| | seconds per epoch | words/s |",
-        "| --- | --: | --: |",
-        f"| features, epoch 1 (computes and caches) | {epoch_seconds[0]:.1f} | {n_words / epoch_seconds[0]:,.0f} |",
-        *[f"| features, epoch {i} (from the cache) | {s:.1f} | {n_words / s:,.0f} |" for i, s in enumerate(epoch_seconds[1:], start=2)],
-        f"| fine-tuning (from {finetune_steps} updates) | {ft_epoch:.0f} | {ft_words / ft_seconds:,.0f} |",
+        *head(["encoder", "seconds per epoch", "words/s"], "lrr"),
+        *[row([f"features, epoch {i} ({'computes and caches' if i == 1 else 'from the cache'})", f"{sec:.1f}", f"{n_words / sec:,.0f}"])
+          for i, sec in enumerate(epoch_seconds, start=1)],
+        row([f"fine-tuning (from {finetune_steps} updates)", f"{ft_epoch:.0f}", f"{ft_words / ft_seconds:,.0f}"]),
         "",
         f"Epochs 2+ are {report['speedup_after_epoch_1']:.1f}x faster than epoch 1 and {report['finetune_over_cached_epoch']:.0f}x "
         f"faster than a fine-tuning epoch. Dev predictions with a warm cache, a cold cache and no cache are "

@@ -20,6 +20,7 @@ from typing import Any, Dict, List
 import typer
 
 from bench.options import parse_list
+from bench.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "sampled_spancat_uniform.cfg"
@@ -94,10 +95,9 @@ def write_table(records: Dict[str, Any], metrics: Path) -> None:
         "The default corpus's training set repeated and shuffled (a repeated corpus: cost, not accuracy), one epoch of "
         "sampled_spancat (uniform) and an audit of 5 folds of one epoch, one process at a time on this machine:",
         "",
-        "| repeats | sentences | train s | train peak MB | audit s | audit peak MB |",
-        "| --: | --: | --: | --: | --: | --: |",
-        *[f"| {r['factor']} | {r['sentences']:,} | {r['train']['seconds']:.0f} | {r['train']['peak_mb']:.0f} | "
-          f"{r['audit']['seconds']:.0f} | {r['audit']['peak_mb']:.0f} |" for r in rows],
+        *head(["repeats", "sentences", "train s", "train peak MB", "audit s", "audit peak MB"], "rrrrrr"),
+        *[row([str(r["factor"]), f"{r['sentences']:,}", f"{r['train']['seconds']:.0f}", f"{r['train']['peak_mb']:.0f}",
+               f"{r['audit']['seconds']:.0f}", f"{r['audit']['peak_mb']:.0f}"]) for r in rows],
     ]
     metrics.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf8")
     try:

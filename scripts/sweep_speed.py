@@ -18,6 +18,7 @@ import typer
 
 from bench.options import only_names, parse_list
 from bench.sweep_speed import trials_for
+from bench.tables import head, row
 from spacy_imbalance.sweeps import ray_available, run_trials
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,8 +59,8 @@ def main(
         rows.append({"mode": label, "workers": n_workers, "seconds": round(seconds, 1), "trial_seconds": round(train, 1)})
         print(f"{label}: {seconds:.0f} s", flush=True)
     base = rows[0]["seconds"]
-    for row in rows:
-        row["ratio"] = round(row["seconds"] / base, 3)
+    for timed in rows:
+        timed["ratio"] = round(timed["seconds"] / base, 3)
     same = scores[modes[0][0]] == scores[modes[1][0]]
     result = {"corpus": corpus, "configs": configs, "seeds": seeds, "max_steps": max_steps, "modes": rows,
               "same_scores": same}
@@ -69,9 +70,8 @@ def main(
         f"{len(configs) * len(seeds)} trials ({', '.join(configs)}; seeds {seed_values}; {max_steps} steps each, one thread "
         f"per trial) on {corpus}, timed side by side on this machine:",
         "",
-        "| mode | wall-clock s | x one after another | sum of trial training s |",
-        "| --- | --: | --: | --: |",
-        *[f"| {r['mode']} | {r['seconds']:.0f} | {r['ratio']:.2f} | {r['trial_seconds']:.0f} |" for r in rows],
+        *head(["mode", "wall-clock s", "x one after another", "sum of trial training s"], "lrrr"),
+        *[row([r["mode"], f"{r['seconds']:.0f}", f"{r['ratio']:.2f}", f"{r['trial_seconds']:.0f}"]) for r in rows],
         "",
         f"Test macro-F1 of every trial {'identical' if same else 'NOT identical'} in both modes (same seeds, one thread each).",
     ]

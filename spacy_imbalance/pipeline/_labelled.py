@@ -188,6 +188,18 @@ def check_name(
         raise ValueError(f"{owner}: {setting} must be a non-empty {what}{alternative}, got {value!r}")
 
 
+def check_own_groups(groups: Dict[str, Optional[str]], own: Sequence[str], owner: str) -> None:
+    """Each setting of ``own`` that names a span group names one no other
+    setting of ``groups`` names: a ValueError naming both settings."""
+    for setting in own:
+        key = groups[setting]
+        others = [other for other, value in groups.items() if other != setting and value is not None and value == key]
+        if key is not None and others:
+            raise ValueError(
+                f"{owner}: {setting} {key!r} must differ from {' and '.join(others)}: it names a span group of its own"
+            )
+
+
 def write_entities(doc: Doc, spans: List[Span], entities_key: Optional[str]) -> None:
     """The decoded (non-overlapping) entities into ``doc.ents``, where the
     entities the doc already has win (``keep_preset``), or, with

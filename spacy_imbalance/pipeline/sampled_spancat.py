@@ -67,7 +67,7 @@ from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
 from ..spans.negatives.uniform import DEFAULT_RATE
 from ..spans.scoring import HostSpans, softmax
 from ..spans.thresholds.rule import check_threshold_labels, check_thresholds, threshold_vector
-from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, write_entities
+from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, check_own_groups, write_entities
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
 [model]
@@ -198,25 +198,13 @@ class SampledSpanCategorizer(ClassCountedPipe):
                 f"sampled_spancat '{name}': loss {type(loss).__name__} averages over sentences of tokens "
                 "(e.g. MoMLoss.v2), which does not apply to span rows; use MoMLoss.v1 or another token loss"
             )
-        keys = (("gold_key", gold_key), ("spans_key", spans_key), ("masked_key", masked_key),
-                ("incorrect_spans_key", incorrect_spans_key), ("entities_key", entities_key))
-        for setting, key in keys:
+        groups = {"gold_key": gold_key, "spans_key": spans_key, "masked_key": masked_key,
+                  "incorrect_spans_key": incorrect_spans_key, "entities_key": entities_key}
+        for setting, key in groups.items():
             check_name(key, setting, f"sampled_spancat '{name}'")
-        if entities_key is not None and entities_key in (gold_key, spans_key, masked_key, incorrect_spans_key):
-            raise ValueError(
-                f"sampled_spancat '{name}': entities_key {entities_key!r} must differ from gold_key, spans_key, "
-                "masked_key and incorrect_spans_key: it holds the decoded entities alone"
-            )
-        if masked_key is not None and masked_key in (gold_key, spans_key):
-            raise ValueError(
-                f"sampled_spancat '{name}': masked_key {masked_key!r} must differ from gold_key and spans_key: "
-                "the masked entities are not gold and not predictions"
-            )
-        if incorrect_spans_key is not None and incorrect_spans_key in (gold_key, spans_key, masked_key):
-            raise ValueError(
-                f"sampled_spancat '{name}': incorrect_spans_key {incorrect_spans_key!r} must differ from gold_key, "
-                "spans_key and masked_key: the rejected spans are not gold, predictions or masked entities"
-            )
+        # the masked entities, the rejected spans and the decoded entities each need a group of their own
+        # (gold and the scored spans may share one: they live on different docs)
+        check_own_groups(groups, ("masked_key", "incorrect_spans_key", "entities_key"), f"sampled_spancat '{name}'")
         self.vocab = vocab
         self.model = model
         self.name = name
