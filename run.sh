@@ -31,7 +31,7 @@ case "${1:-}" in
     shift
     # two workers (PYTEST_WORKERS; 0 for one process), each test module on one of them so that its
     # trained fixtures are built once; tests/conftest.py starts the longest modules first
-    "$VENV/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadscope tests "$@"
+    "$VENV/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadscope --no-loadscope-reorder tests "$@"
     ;;
   *)
     echo "usage: bash run.sh demo|test [pytest arguments]" >&2

@@ -21,6 +21,12 @@ def plain(output: str) -> str:
     return " ".join(BOX.sub(" ", ANSI.sub("", output)).split())
 
 
+def says(output: str, message: str) -> bool:
+    """Whether the CLI output holds ``message``, wherever the panel broke its
+    lines: rich folds a word longer than the width (a temporary path) mid-word."""
+    return "".join(message.split()) in "".join(plain(output).split())
+
+
 def invoke(*args):
     """Run the command line on args (paths and numbers as strings)."""
     return CliRunner().invoke(app, [str(arg) for arg in args])
