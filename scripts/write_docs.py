@@ -5,7 +5,7 @@ Sources and the pages written from them:
     docs/src/README.md          -> README.md
     docs/src/<guide>.md         -> docs/<guide>.md
     docs/benchmarks/src/<s>.md  -> docs/benchmarks/<s>.md
-    scripts/facts.py            -> metrics/facts.json (numbers derived from metrics/)
+    bench/facts.py              -> metrics/facts.json (numbers derived from metrics/)
 
 A source is prose; every result number in it comes from metrics/ through one of
 three markers (a marker stays on one line):
@@ -26,7 +26,7 @@ metrics/facts.json, whose entries give their ``value``. FORMAT is one of
 FORMATS below or a Python format spec (``.1f``, ``,.0f``, ``+.1f``); negative
 numbers get a typographic minus (−). A number the prose needs but no file
 holds (a difference, a range across files, a ratio) is a named fact in
-scripts/facts.py, never arithmetic in a source. A missing file or key is an
+bench/facts.py, never arithmetic in a source. A missing file or key is an
 error naming the source file and line. A marker inside an inline code span
 (backticks) is left as written.
 
@@ -35,16 +35,15 @@ error naming the source file and line. A marker inside an inline code span
 """
 import json
 import re
-import sys
 from pathlib import Path
 from statistics import mean, stdev
 from typing import Any, Callable, Dict, List, Tuple
 
 import typer
 
+from bench import facts
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import facts  # noqa: E402  (scripts/facts.py, beside this file)
 
 INCLUDE = re.compile(r"^<!-- include: (\S+) -->$")
 ALIAS = re.compile(r"^<!-- alias: (\w+) = (\S+) -->$")
@@ -271,7 +270,7 @@ def sources(root: Path = ROOT) -> Dict[Path, Path]:
 
 
 def render_all(root: Path = ROOT, with_facts: bool = True, allow_missing: bool = False) -> Dict[Path, str]:
-    """Every page's text, and metrics/facts.json's (scripts/facts.py over root's metrics/)."""
+    """Every page's text, and metrics/facts.json's (bench/facts.py over root's metrics/)."""
     return _render(Renderer(root, facts.compute(root, allow_missing) if with_facts else None, allow_missing), root)[0]
 
 

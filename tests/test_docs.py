@@ -86,7 +86,7 @@ def test_no_hand_typed_result_numbers():
             numbers = hand_typed(line)
             if numbers:
                 found.append(f"{path.relative_to(ROOT)}:{number}: {', '.join(numbers)}")
-    assert not found, "hand-typed result numbers (use {{ FILE : KEY | FORMAT }}, a fact of scripts/facts.py or an anchor):\n" + "\n".join(found)
+    assert not found, "hand-typed result numbers (use {{ FILE : KEY | FORMAT }}, a fact of bench/facts.py or an anchor):\n" + "\n".join(found)
 
 
 def _tracked() -> Set[str]:

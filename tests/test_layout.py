@@ -14,8 +14,6 @@ BENCH = ROOT / "bench"
 TOP_LEVEL = {"__init__.py", "__main__.py"}
 # loading project files by path instead of importing them: sys.path edits, importlib's file loading
 PATH_LOADING = re.compile(r"sys\.path\.(?:insert|append|extend)|sys\.path\s*(?:\+?=|\[)|spec_from_file_location\(")
-# scripts/write_docs.py still loads scripts/facts.py by path (being moved by another change)
-PATH_LOADING_LEFT = {"scripts/write_docs.py"}
 
 
 def code_folders(root: Path) -> Iterator[Path]:
@@ -58,7 +56,7 @@ def test_scripts_and_tests_import_project_files_as_packages():
     found = []
     for path in sorted([*ROOT.glob("scripts/**/*.py"), *ROOT.glob("tests/**/*.py")]):
         name = path.relative_to(ROOT).as_posix()
-        if path == Path(__file__) or name in PATH_LOADING_LEFT:
+        if path == Path(__file__):
             continue
         found += [f"{name}: {match}" for match in PATH_LOADING.findall(path.read_text(encoding="utf8"))]
     assert found == [], found

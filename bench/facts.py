@@ -7,14 +7,13 @@ read it as ``{{ facts : NAME | FORMAT }}`` (scripts/write_docs.py, which also
 rewrites metrics/facts.json). Values keep the units of their files (scores
 as fractions unless the file stores points); formatting is the docs' job.
 
-    python scripts/facts.py    # write metrics/facts.json alone
+    python -m bench.facts    # write metrics/facts.json alone (from the project root)
 """
 import json
 from pathlib import Path
 from statistics import mean
 from typing import Any, Callable, Dict, List, Tuple
 
-ROOT = Path(__file__).resolve().parent.parent
 FACTS: List[Tuple[str, Tuple[str, ...], Callable[..., Any]]] = []
 
 
@@ -38,7 +37,7 @@ def _round(value: Any) -> Any:
     return value
 
 
-def compute(root: Path = ROOT, allow_missing: bool = False) -> Dict[str, Dict[str, Any]]:
+def compute(root: Path, allow_missing: bool = False) -> Dict[str, Dict[str, Any]]:
     """Every fact from root's metrics/. With ``allow_missing``, a fact whose
     files are missing or lack what it reads is left out instead of failing
     (a workflow run on a subset of its studies)."""
@@ -542,4 +541,5 @@ def audit_vectors(*runs):
 
 
 if __name__ == "__main__":
-    (ROOT / "metrics" / "facts.json").write_text(json.dumps(compute(), indent=1, ensure_ascii=False) + "\n", encoding="utf8")
+    # run from the project root: the metrics are found from there (bench never finds the project from its own file)
+    (Path("metrics") / "facts.json").write_text(json.dumps(compute(Path(".")), indent=1, ensure_ascii=False) + "\n", encoding="utf8")
