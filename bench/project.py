@@ -24,7 +24,6 @@ configs and corpus folders as dependencies; a table step
 scripts/study_table.py.
 """
 import json
-import shlex
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
@@ -215,7 +214,3 @@ def _skip_comment(head: str) -> int:
 
 def write_project(root: Path) -> str:
     return render_project((root / "studies.yml").read_text(encoding="utf8"))
-
-
-def command_words(line: str) -> List[str]:
-    return shlex.split(line)

