@@ -33,21 +33,14 @@ def announce(message: str) -> None:
         msg.info(message)
 
 
-def source_corpus(
-    name: str,
-    path: Optional[Path],
-    corpus: Optional[ReaderT],
-    *,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
-) -> ReaderT:
+def source_corpus(name: str, path: Optional[Path], corpus: Optional[ReaderT], **corpus_options: Any) -> ReaderT:
     """The reader to draw examples from: ``spacy.Corpus`` over ``path``,
     ``ConllCorpus`` when ``path`` is a file that is not a .spacy file (the
     CoNLL files every command reads, which ``spacy.Corpus`` would skip with
     only its warning W090, giving 0 examples), or ``corpus`` itself. Exactly
-    one of ``path`` and ``corpus`` must be given."""
+    one of ``path`` and ``corpus`` must be given; ``corpus_options``
+    (``gold_preproc``, ``max_length``, ``limit``, ``augmenter``, typed by
+    ``SentenceReader.build``) go to the reader over ``path``."""
     if (path is None) == (corpus is None):
         raise ValueError(
             f"{name}: give exactly one of `path` (a .spacy file or folder, or a CoNLL file) or `corpus` (another reader)"
@@ -57,7 +50,7 @@ def source_corpus(
     if not Path(path).exists():
         raise FileNotFoundError(f"{name}: no such corpus path: {path}")
     reader = ConllCorpus if Path(path).is_file() and Path(path).suffix != ".spacy" else Corpus
-    return reader(path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter)
+    return reader(path, **corpus_options)
 
 
 def describe_source(path: Optional[Path]) -> str:

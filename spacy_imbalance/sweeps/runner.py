@@ -93,9 +93,10 @@ def run_trials(
 
 
 def _absolute(trial: Trial) -> Trial:
-    # Ray Tune runs each trial in its own working folder
+    # Ray Tune runs each trial in its own working folder: the trial's paths
+    # absolute, and the paths inside its config and overrides read from here
     paths = {key: str(Path(getattr(trial, key)).resolve()) for key in ("config", "output", "metrics", "train", "dev", "test")}
-    return Trial.from_dict({**trial.to_dict(), **paths})
+    return Trial.from_dict({**trial.to_dict(), **paths, "workdir": str(Path(trial.workdir or os.getcwd()).resolve())})
 
 
 def _trainable(config: Dict[str, Any]) -> None:

@@ -35,6 +35,11 @@ class Trial:
     overrides (Dict[str, str]): more ``--key value`` settings of spacy train.
     gpu_id (int): the GPU to train and evaluate on, -1 for the CPU.
     threads (int): the CPU threads of its process (OMP and BLAS).
+    workdir (Optional[str]): the folder where training and evaluation run,
+        which relative paths in the overrides and in the config (a sourced
+        pipeline, ``[initialize] vectors``) are read from; None: this
+        process's. ``run_trials`` sets the caller's folder, because Ray Tune
+        starts every trial in a folder of its own.
     """
 
     name: str
@@ -49,6 +54,7 @@ class Trial:
     overrides: Dict[str, str] = field(default_factory=dict)
     gpu_id: int = -1
     threads: int = 1
+    workdir: Optional[str] = None
 
     @property
     def log(self) -> Path:
@@ -92,7 +98,7 @@ def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dic
     env = dict(os.environ, OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
     start = time.perf_counter()
     with trial.log.open("w", encoding="utf8") as out:
-        code = _train(train_cmd, env, out, start, on_evaluation)
+        code = _train(train_cmd, env, out, start, on_evaluation, cwd=trial.workdir)
     train_seconds = time.perf_counter() - start
     budget_step = _budget_step(trial.log) if code != 0 else None
     stopped_by_budget = budget_step is not None and (output / "model-best").exists()
@@ -102,7 +108,7 @@ def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dic
         sys.executable, "-m", "spacy_imbalance", "evaluate", str(output / "model-best"), trial.test,
         "--output", str(metrics), "--name", trial.name, "--gpu-id", str(trial.gpu_id),
     ]
-    evaluation = subprocess.run(eval_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    evaluation = subprocess.run(eval_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=trial.workdir)
     if evaluation.returncode != 0:
         raise TrialFailed(f"Evaluating {trial.name} failed (exit code {evaluation.returncode}): {evaluation.stdout[-2000:]}")
     report = srsly.read_json(metrics)
@@ -126,11 +132,13 @@ def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dic
     return srsly.read_json(metrics)
 
 
-def _train(command: List[str], env: Dict[str, str], log: Any, start: float, on_evaluation: Optional[OnEvaluation]) -> int:
-    """Run ``spacy train``, its output to ``log`` line by line (readable
-    while it runs), telling ``on_evaluation`` of each evaluation row."""
+def _train(
+    command: List[str], env: Dict[str, str], log: Any, start: float, on_evaluation: Optional[OnEvaluation], cwd: Optional[str]
+) -> int:
+    """Run ``spacy train`` in ``cwd``, its output to ``log`` line by line
+    (readable while it runs), telling ``on_evaluation`` of each evaluation row."""
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True, encoding="utf8", errors="replace"
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True, encoding="utf8", errors="replace"
     )
     assert process.stdout is not None
     for line in process.stdout:

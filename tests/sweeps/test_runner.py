@@ -58,11 +58,16 @@ def test_run_trials_one_after_another_trains_evaluates_and_reports_progress(loca
 
 @pytest.mark.slow
 @pytest.mark.skipif(not ray_available(), reason="needs the ray extra")
-def test_run_trials_on_ray_trains_the_same_models(local_run, toy_corpus, tmp_path):
+def test_run_trials_on_ray_trains_the_same_models(local_run, toy_corpus, tmp_path, monkeypatch):
     todo, local_reports, _, local_evaluations = local_run
     progress, evaluations = [], []
+    # paths in the overrides (or the config: a sourced pipeline) relative to the caller's folder, though Tune
+    # starts each trial in a folder of its own
+    monkeypatch.chdir(toy_corpus)
+    relative = [Trial.from_dict({**trial.to_dict(), "overrides": {**trial.overrides, "corpora.train.path": "train.spacy"}})
+                for trial in trials(toy_corpus, tmp_path)]
     reports = run_trials(
-        trials(toy_corpus, tmp_path), workers=2, storage=tmp_path / "ray",
+        relative, workers=2, storage=tmp_path / "ray",
         on_done=lambda trial, report, i, n: progress.append((i, n)),
         on_progress=lambda trial, step, score, seconds: evaluations.append((trial.name, step, score)),
     )
