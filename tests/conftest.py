@@ -13,15 +13,18 @@ from .device import DEVICES, FakeCupyOps, device, fake_device, has_cupy_gpu
 ROOT = Path(__file__).parent.parent
 
 
-# the modules that take longest (the project's workflows, the pipelines trained on a trained base), started
-# first: under pytest-xdist (bash run.sh test) one worker takes each while the other runs the rest
-LONGEST_FIRST = ("tests/test_project.py", "tests/init_config/test_base.py", "tests/test_configs.py")
+# the tests that take longest (the two parts of the project's `all` workflow, the pipelines trained on a
+# trained base, the configs trained), started first: under pytest-xdist (bash run.sh test, --dist loadscope)
+# each module or class goes to one worker, so the longest are spread over the workers and the rest fills in
+LONGEST_FIRST = (
+    "tests/test_project.py::TestAllSecondPart", "tests/test_project.py::TestAllFirstPart", "tests/test_project.py",
+    "tests/init_config/test_base.py", "tests/test_configs.py",
+)
 
 
 def pytest_collection_modifyitems(session, config, items):
     def rank(item) -> int:
-        path = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
-        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+        return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
 
     items.sort(key=rank)  # stable: every module keeps its own order
 

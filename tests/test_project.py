@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 import srsly
@@ -154,16 +155,29 @@ QUICK = ",".join([
 ])
 
 
-@pytest.mark.slow
-def test_project_all_workflow(tmp_path):
+# `all` in two parts, each in its own copy of the project, so that the two test
+# workers of CI (bash run.sh test) take one each: the studies without pretrained
+# representations, then from the vectors on (the corpora converted again first)
+ALL = PROJECT["workflows"]["all"]
+SETUP = ["corpus-wnut16", "corpus-wnut17", "corpus-wnut17-200"]
+SECOND_PART = ALL.index("vectors-en-md")
+PARTS = {"first": ALL[:SECOND_PART], "second": SETUP + ALL[SECOND_PART:]}
+
+
+def run_all_part(tmp_path: Path, part: str) -> Tuple[Path, subprocess.CompletedProcess]:
+    """One part of `all` as a workflow of a fresh copy of the project, shrunk:
+    a few sentences, a few steps, one seed, the QUICK runs; the copy's folder
+    and the run."""
     project = copy_project(tmp_path)
     wnut17 = fake_wnut17(tmp_path / "wnut17")
     shrink_default_corpus(project)
-    before = srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"]
+    config = srsly.read_yaml(project / "project.yml")
+    config["workflows"][f"all-{part}"] = PARTS[part]
+    srsly.write_yaml(project / "project.yml", config)
     vectors = tiny_vectors(tmp_path / "vectors")  # fetch_vectors.py finds them there and downloads nothing
     steps = [f"--vars.{var}" for var in ("max_steps", "low_resource_steps", "masking_steps", "speed_steps", "headline_steps")]
     result = run_project(
-        project, "all", *[arg for var in steps for arg in (var, "2")],
+        project, f"all-{part}", *[arg for var in steps for arg in (var, "2")],
         "--vars.seeds", "0", "--vars.jobs", "1", "--vars.missampling_seeds", "1", "--vars.only", QUICK, "--vars.wnut17_dir", str(wnut17),
         "--vars.vectors", str(vectors), "--vars.cache_epochs", "2", "--vars.finetune_steps", "1",
         "--vars.audit_steps", "2", "--vars.audit_folds", "2", "--vars.scale_factors", "1",
@@ -171,41 +185,70 @@ def test_project_all_workflow(tmp_path):
         "--vars.docs_missing", "allow-missing",
     )
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-20000:]
-    metrics = project / "metrics"
-    # every study wrote its tables, from the selected runs only
-    for path in (
-        "wnut16/summary.md", "wnut17/summary.md", "wnut16/resampling.md", "wnut17/losses.md",
-        "wnut17-200/losses.md", "wnut17/two_task.md", "wnut17/two_task_tuned.md", "wnut16/low_resource.md",
-        "wnut17/imbalance.md", "wnut16/missampling.json", "wnut17/speed.md", "wnut17/masking.md",
-        "wnut17/mom_sweep.md", "wnut16/two_task_defaults.md", "wnut16/distant.md", "wnut17/masking_v2.md",
-        "wnut16/resampling_epochs.md", "wnut16/headline_vectors.md", "wnut17/headline_vectors.md",
-        "wnut17/headline_features.md", "wnut17/feature_cache.md", "wnut16/masking_vectors.md",
-        "wnut17-200/low_resource_vectors.md", "wnut16/resampling_epochs_vectors.md",
-        "wnut16/audit_validation.md", "wnut17/audit_validation.md", "wnut17/calibration_vectors.md",
-        "wnut16/audit_validation_features.md", "wnut16/scale.md",
-    ):
-        assert (metrics / path).exists(), path
-    for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
-                "wnut16/two_task_bce-n50-s0", "wnut17/two_task_bce-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0",
-                "wnut16/sampled_spancat_top_v2-ds50-s0", "wnut17/two_task_auc_type_head-fitted-s0",
-                "wnut16/token_ner_mom_v2-l50-s0", "wnut17/vectors/sampled_spancat_uniform-s0",
-                "wnut16/vectors/sampled_spancat_uniform-m50-s0", "wnut16/audit/p30-s0", "wnut17/audit/p30-s0",
-                "wnut17/vectors/sampled_spancat_uniform-tuned-s0"):
-        assert (metrics / f"{run}.json").exists(), run
-    assert "benchmark-transformer" in result.stdout and "no run of this benchmark is selected" in result.stdout
-    # the headline table pairs the selected runs with the best built-in, and the vectors reached the runs
-    headline = srsly.read_json(metrics / "wnut17" / "headline_vectors.json")
-    assert headline["reference"] == "ner" and "sampled_spancat_uniform" in headline["systems"]
-    assert srsly.read_json(metrics / "wnut17" / "vectors" / "ner-s0.json")["overrides"]["paths.vectors"] == str(vectors)
-    assert srsly.read_json(metrics / "wnut17" / "feature_cache.json")["same_predictions"] is True
-    assert not (metrics / "wnut16" / "spancat-s0.json").exists()  # not selected
-    assert not (metrics / "wnut16" / "ner-m50-s0.json").exists() and not (metrics / "wnut17" / "ner-p5-s0.json").exists()
-    assert srsly.read_json(metrics / "wnut16" / "ner-s0.json")["max_steps"] == 2
-    # the write-ups were rebuilt from the copy's metrics
-    written = (project / "docs" / "benchmarks" / "negative_sampling.md").read_text(encoding="utf8")
-    assert (metrics / "wnut17" / "masking.md").read_text(encoding="utf8").strip() in written
-    # the repository's own results are untouched
-    assert srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"] == before != 2
+    return project, result
+
+
+def test_project_all_parts_are_all_in_its_order():
+    assert PARTS["first"][:len(SETUP)] == SETUP and PARTS["first"] + PARTS["second"][len(SETUP):] == ALL
+    # the second part needs nothing of the first but the corpora it converts again
+    first_outputs = {out for step in PARTS["first"] if step not in SETUP for out in COMMANDS[step].get("outputs", [])}
+    for step in PARTS["second"]:
+        assert not first_outputs & set(COMMANDS[step].get("deps", [])), step
+
+
+# two classes: under --dist loadscope each is a unit of its own, on its own worker
+class TestAllFirstPart:
+    @pytest.mark.slow
+    def test_the_studies_without_pretrained_representations_run_and_write_their_tables(self, tmp_path):
+        before = srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"]
+        project, result = run_all_part(tmp_path, "first")
+        metrics = project / "metrics"
+        # every study wrote its tables, from the selected runs only
+        for path in (
+            "wnut16/summary.md", "wnut17/summary.md", "wnut16/resampling.md", "wnut17/losses.md",
+            "wnut17-200/losses.md", "wnut17/two_task.md", "wnut17/two_task_tuned.md", "wnut16/low_resource.md",
+            "wnut17/imbalance.md", "wnut16/missampling.json", "wnut17/speed.md", "wnut17/masking.md",
+            "wnut17/mom_sweep.md", "wnut16/two_task_defaults.md", "wnut16/distant.md", "wnut17/masking_v2.md",
+            "wnut16/resampling_epochs.md",
+        ):
+            assert (metrics / path).exists(), path
+        for run in ("wnut16/ner-s0", "wnut17/ner_sC-s0", "wnut17-200/token_ner-s0", "wnut17/two_task_bce-tuned-s0",
+                    "wnut16/two_task_bce-n50-s0", "wnut17/two_task_bce-p5-s0", "wnut16/sampled_spancat_uniform-m50-s0",
+                    "wnut16/sampled_spancat_top_v2-ds50-s0", "wnut17/two_task_auc_type_head-fitted-s0",
+                    "wnut16/token_ner_mom_v2-l50-s0"):
+            assert (metrics / f"{run}.json").exists(), run
+        assert not (metrics / "wnut16" / "spancat-s0.json").exists()  # not selected
+        assert not (metrics / "wnut16" / "ner-m50-s0.json").exists() and not (metrics / "wnut17" / "ner-p5-s0.json").exists()
+        assert srsly.read_json(metrics / "wnut16" / "ner-s0.json")["max_steps"] == 2
+        # the repository's own results are untouched
+        assert srsly.read_json(ROOT / "metrics" / "wnut16" / "ner-s0.json")["max_steps"] == before != 2
+
+
+class TestAllSecondPart:
+    @pytest.mark.slow
+    def test_the_pretrained_audit_advise_and_transformer_studies_run_and_the_docs_are_rebuilt(self, tmp_path):
+        project, result = run_all_part(tmp_path, "second")
+        metrics = project / "metrics"
+        for path in (
+            "wnut16/headline_vectors.md", "wnut17/headline_vectors.md", "wnut17/headline_features.md",
+            "wnut17/feature_cache.md", "wnut16/masking_vectors.md", "wnut17-200/low_resource_vectors.md",
+            "wnut16/resampling_epochs_vectors.md", "wnut16/audit_validation.md", "wnut17/audit_validation.md",
+            "wnut17/calibration_vectors.md", "wnut16/audit_validation_features.md", "wnut16/scale.md",
+        ):
+            assert (metrics / path).exists(), path
+        for run in ("wnut17/vectors/sampled_spancat_uniform-s0", "wnut16/vectors/sampled_spancat_uniform-m50-s0",
+                    "wnut16/audit/p30-s0", "wnut17/audit/p30-s0", "wnut17/vectors/sampled_spancat_uniform-tuned-s0"):
+            assert (metrics / f"{run}.json").exists(), run
+        assert "benchmark-transformer" in result.stdout and "no run of this benchmark is selected" in result.stdout
+        # the headline table pairs the selected runs with the best built-in, and the vectors reached the runs
+        headline = srsly.read_json(metrics / "wnut17" / "headline_vectors.json")
+        assert headline["reference"] == "ner" and "sampled_spancat_uniform" in headline["systems"]
+        vectors = str(project.parent / "vectors")
+        assert srsly.read_json(metrics / "wnut17" / "vectors" / "ner-s0.json")["overrides"]["paths.vectors"] == vectors
+        assert srsly.read_json(metrics / "wnut17" / "feature_cache.json")["same_predictions"] is True
+        # the write-ups were rebuilt from the copy's metrics
+        written = (project / "docs" / "benchmarks" / "pretrained.md").read_text(encoding="utf8")
+        assert (metrics / "wnut17" / "headline_vectors.md").read_text(encoding="utf8").strip() in written
 
 
 def test_project_benchmarks_use_existing_configs_and_declare_them():

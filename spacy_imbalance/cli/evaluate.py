@@ -88,6 +88,20 @@ def evaluate_cli(
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
     check_evaluation_settings(data_path, output, n_resamples, batch_size)
+    report = evaluate_model(model, data_path, name, spans_key, n_resamples, seed, batch_size, gpu_id)
+    print_report(report, f"{report['name']} on {data_path} ({report['target']})")
+    if output is not None:
+        # compact: the per-sentence counts (kept for paired bootstraps) dominate the file
+        write_json_output(output, report, "metrics", indent=0)
+
+
+def evaluate_model(
+    model: str, data_path: Path, name: Optional[str] = None, spans_key: Optional[str] = None, n_resamples: int = 1000,
+    seed: int = 0, batch_size: int = 128, gpu_id: int = -1,
+) -> Dict[str, Any]:
+    """The report of ``evaluate`` (the options' meanings and defaults); a
+    clear message and typer.Exit(1) on a pipeline or data that cannot be
+    scored."""
     start = time.perf_counter()
     use_gpu(gpu_id)
     docs = _load_gold(data_path)
@@ -100,10 +114,7 @@ def evaluate_cli(
     report.update({"name": name or str(model), "model": str(model), "data": str(data_path), "data_sha256": _sha256(data_path)})
     # where it ran: a score or a words/s figure is only comparable with its device
     report.update({"eval_seconds": time.perf_counter() - start, "provenance": run_provenance(gpu_id)})
-    print_report(report, f"{report['name']} on {data_path} ({report['target']})")
-    if output is not None:
-        # compact: the per-sentence counts (kept for paired bootstraps) dominate the file
-        write_json_output(output, report, "metrics", indent=0)
+    return report
 
 
 @app.command("compare")

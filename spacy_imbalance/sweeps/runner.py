@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 import srsly
 from wasabi import msg
 
-from .trial import Trial, TrialFailed, run_trial
+from .trial import PATHS, Trial, TrialFailed, run_trial
 
 OnDone = Callable[[Trial, Dict[str, Any], int, int], None]
 # a trial's evaluation while it trains: the trial, step, dev score (0-1), seconds
@@ -95,7 +95,7 @@ def run_trials(
 def _absolute(trial: Trial) -> Trial:
     # Ray Tune runs each trial in its own working folder: the trial's paths
     # absolute, and the paths inside its config and overrides read from here
-    paths = {key: str(Path(getattr(trial, key)).resolve()) for key in ("config", "output", "metrics", "train", "dev", "test")}
+    paths = {key: str(Path(getattr(trial, key)).resolve()) for key in PATHS}
     return Trial.from_dict({**trial.to_dict(), **paths, "workdir": str(Path(trial.workdir or os.getcwd()).resolve())})
 
 

@@ -87,6 +87,15 @@ def test_run_trials_names_the_failed_trial_and_its_log(toy_corpus, tmp_path):
         run_trials([bad])
 
 
+@pytest.mark.slow
+def test_run_trials_names_a_trial_whose_evaluation_fails(toy_corpus, tmp_path):
+    # the evaluation runs in this process on the CPU: its error is the trial's, not this process's exit
+    bad = trials(toy_corpus, tmp_path, configs=("ner",), steps=1)[0]
+    bad = Trial.from_dict({**bad.to_dict(), "test": str(tmp_path / "missing.spacy")})
+    with pytest.raises(TrialFailed, match=r"(?s)Evaluating ner seed 0 failed: .*No such corpus file:.*missing\.spacy"):
+        run_trials([bad])
+
+
 def test_use_ray_falls_back_to_one_after_another_without_ray(monkeypatch, capsys):
     monkeypatch.setattr(runner_module, "ray_available", lambda: False)
     assert runner_module.use_ray(2, None) is False
