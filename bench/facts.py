@@ -141,6 +141,25 @@ def equal_epochs_vectors(*runs):
 
 
 
+@fact(
+    "existing_pipelines", "metrics/wnut17/existing_pipelines-paired.json",
+    *seeds("metrics/wnut17/base/sampled_spancat_listen-s{seed}.json"), *seeds("metrics/wnut17/base/sampled_spancat_vectors-s{seed}.json"),
+)
+def existing_pipelines(paired, *runs):
+    """sampled_spancat added to en_core_web_md on WNUT-2017, listening to its frozen tok2vec (listen) or with a CNN of its own on the base's vectors (vectors): the own encoder over listening, Δ macro-F1 (paired, seeds 0-2); per way, the minutes of training per run, the step where patience stopped it, and the minutes per 1,000 steps (each a list over seeds 0, 1, 2)."""
+    ways = {"listen": runs[:3], "vectors": runs[3:]}
+    per_way = {
+        way: {
+            "minutes": [r["train_seconds"] / 60 for r in rs],
+            "stopped": [r["dev_curve"][-1][0] for r in rs],
+            "minutes_per_1000_steps": [1000 * r["train_seconds"] / 60 / r["dev_curve"][-1][0] for r in rs],
+        }
+        for way, rs in ways.items()
+    }
+    # the file pairs listening against the own encoder
+    return {"own_over_listen": flip(paired["systems"]["base/sampled_spancat_listen"]["macro_f"]), **per_way}
+
+
 @fact("long_uniform_over_ner", "metrics/wnut16/headline_vectors_long-paired.json")
 def long_uniform_over_ner(paired):
     """WNUT-2016, vectors: sampled_spancat (uniform) over spaCy ner trained for up to 8,000 steps, Δ macro-F1 (the file pairs ner-long against uniform)."""

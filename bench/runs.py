@@ -79,14 +79,18 @@ def train_steps_of(
 
 def record_run(
     report: Dict[str, Any], corpus: str, config: str, seed: int, max_steps: int, gpu_id: int, root: Path,
-    overrides: Dict[str, str], trial: "Trial", budget: str = "steps", size: Optional[Dict[str, float]] = None,
+    overrides: Dict[str, str], trial: "Trial", budget: str = "steps", size: Optional[Dict[str, float]] = None, *, name: str,
 ) -> Dict[str, Any]:
     """A finished run's report with what the benchmark resumes and compares
-    on, and where it ran, written back to its metrics file."""
+    on, and where it ran, written back to its metrics file; ``name`` is the
+    run's (<config> or <config>-<tag>, as its file is named)."""
     from spacy_imbalance.sweeps import run_provenance
 
     report.update(
         {
+            # the run's name (<config> or <config>-<tag>), which summaries pool the seeds of; the trial's
+            # name (corpus, run and seed, for progress lines) named one row per seed
+            "name": name,
             "corpus": corpus,
             "config": config,
             "config_sha256": config_sha(root, config),
@@ -115,7 +119,7 @@ def run_one(
 
     steps, size = train_steps_of(root, config, corpus, seed, max_steps, overrides, budget)
     trial = make_trial(corpus, config, seed, steps, gpu_id, root, overrides, name, metrics_dir, training_dir)
-    return record_run(run_trial(trial), corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size)
+    return record_run(run_trial(trial), corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size, name=name)
 
 
 def print_tables(report: Dict[str, Any], trial: "Trial") -> None:
@@ -123,4 +127,4 @@ def print_tables(report: Dict[str, Any], trial: "Trial") -> None:
     ``spacy-imbalance evaluate`` prints them."""
     from spacy_imbalance.cli.evaluate import print_report
 
-    print_report(report, f"{Path(trial.metrics).stem.rsplit('-s', 1)[0]} on {trial.test}")
+    print_report(report, f"{report['name']} on {trial.test}")

@@ -103,12 +103,12 @@ def main(
     for corpus, config, seed in todo:
         steps, size = train_steps_of(root, config, corpus, seed, max_steps, overrides, budget)
         trial = make_trial(corpus, config, seed, steps, gpu_id, root, overrides, run_name(config, tag), metrics_dir, training_dir)
-        runs_of[trial.name] = (corpus, config, seed, size)
+        runs_of[trial.name] = (corpus, config, seed, size, run_name(config, tag))
         trials.append(trial)
 
     def done(trial, report: dict, n_done: int, n_all: int) -> None:
-        corpus, config, seed, size = runs_of[trial.name]
-        report = record_run(report, corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size)
+        corpus, config, seed, size, name = runs_of[trial.name]
+        report = record_run(report, corpus, config, seed, max_steps, gpu_id, root, overrides, trial, budget, size, name=name)
         if tables:
             print_tables(report, trial)
         print(

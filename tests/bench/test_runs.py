@@ -34,10 +34,14 @@ def test_benchmark_a_fresh_run_record_says_where_it_ran(tmp_path):
 
     from spacy_imbalance import __version__
 
-    trial = SimpleNamespace(output=str(tmp_path / "out"), metrics=str(tmp_path / "run.json"))
-    report = {"macro": {"f": 0.1}, "dev_curve": [[100, 0.1]], "train_steps": 100, "train_seconds": 3.0}
+    trial = SimpleNamespace(output=str(tmp_path / "out"), metrics=str(tmp_path / "vectors" / "ner-m50-s2.json"))
+    # as the evaluation names it: the trial's name, which says the corpus and the seed
+    report = {"name": "wnut16 vectors/ner-m50 seed 2", "macro": {"f": 0.1}, "dev_curve": [[100, 0.1]], "train_steps": 100, "train_seconds": 3.0}
     size = {"train_examples": 1, "train_sentences": 1, "size_factor": 1.0, "word_factor": 1.0}
-    record_run(report, "wnut16", "ner", 0, 100, -1, ROOT, {}, trial, size=size)
-    written = srsly.read_json(tmp_path / "run.json")
+    (tmp_path / "vectors").mkdir()
+    record_run(report, "wnut16", "vectors/ner", 2, 100, -1, ROOT, {"corpora.train.p": "0.5"}, trial, size=size, name="vectors/ner-m50")
+    written = srsly.read_json(tmp_path / "vectors" / "ner-m50-s2.json")
+    # named as the run, so that a summary pools its seeds into one row
+    assert written["name"] == "vectors/ner-m50"
     assert written["provenance"]["package_version"] == __version__
     assert written["provenance"]["device"] == "cpu" and written["provenance"]["cpu_cores"] >= 1
