@@ -54,7 +54,7 @@ from typing import Optional
 
 import typer
 
-from bench.audit.setting import ENCODERS, Setting, metrics_folder, run_name
+from bench.audit.setting import ENCODERS, Setting, metrics_folder, selected_runs
 from bench.audit.steps import prune
 from bench.audit.summary import write_summary
 from bench.audit.summary import write_review_summary
@@ -78,7 +78,7 @@ def main(
     eval_frequency: Optional[int] = typer.Option(None, "--eval-frequency", help="Steps between evaluations of every training (default: the configs')"),
     limit: Optional[int] = typer.Option(None, "--limit", help="Train on a seeded sample of this many sentences (smoke runs)"),
     resamples: int = typer.Option(500, "--resamples", help="Bootstrap resamples of the audit's miss-rate interval"),
-    only: str = typer.Option("", "--only", help="Comma-separated run names to do (audit/p30, as in metrics/<corpus>/); empty: all"),
+    only: str = typer.Option("", "--only", help="Comma-separated run names to do (audit/p30 for every seed, audit/p30-s0 for one, as in metrics/<corpus>/); empty: all"),
     gpu_id: int = typer.Option(-1, "--gpu-id"),
     work_dir: Path = typer.Option(Path("training/audit"), "--work-dir", help="Masked corpora, audits, fold models, runs"),
     metrics_dir: Path = typer.Option(Path("metrics"), "--metrics-dir", help="Writes <corpus>/audit/<p>-<seed>.json and the summary here"),
@@ -91,8 +91,8 @@ def main(
         write_summary(corpus, metrics_dir, encoder)
         write_review_summary(corpus, metrics_dir, encoder)
         return
-    names = only_names(only)
-    ps = [p for p in parse_list(p_values, float, "--p") if not names or run_name(p, encoder) in names]
+    runs = selected_runs(parse_list(p_values, float, "--p"), parse_list(seed_values, int, "--seed"), only_names(only), encoder)
+    ps = sorted({p for p, _ in runs}, key=[p for p, _ in runs].index)
     if not ps:
         print(f"--only {only}: no audit validation run is selected", flush=True)
         return
@@ -100,7 +100,7 @@ def main(
         if not 0.0 < p < 1.0:
             raise typer.BadParameter(f"a masking probability in (0, 1), got {p}", param_hint="--p")
     for p in ps:
-        for seed in parse_list(seed_values, int, "--seed"):
+        for seed in [seed for run_p, seed in runs if run_p == p]:
             setting = Setting(corpus, p, seed, folds, steps, threshold, vectors, restore_steps, restore_patience,
                               eval_frequency, limit, resamples, gpu_id, work_dir, encoder)
             print(f"{corpus} p = {p:g}, seed {seed} ({setting.folder})", flush=True)

@@ -2,7 +2,7 @@
 folders they give."""
 import dataclasses
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 ENCODERS = ("vectors", "features")
 
@@ -39,6 +39,15 @@ def run_name(p: float, encoder: str = "vectors") -> str:
     """The name --only selects, as in metrics/<corpus>/: ``audit/p30``
     (``audit-features/p30`` for the features encoder)."""
     return f"{audit_folder(encoder)}/p{round(100 * p):02d}"
+
+
+def selected_runs(ps: List[float], seeds: List[int], names: Set[str], encoder: str = "vectors") -> List[Tuple[float, int]]:
+    """The (p, seed) settings that --only ``names`` selects, in order: every
+    seed of ``audit/p30``, one of ``audit/p30-s0``; all when ``names`` is empty."""
+    return [
+        (p, seed) for p in ps for seed in seeds
+        if not names or run_name(p, encoder) in names or f"{run_name(p, encoder)}-s{seed}" in names
+    ]
 
 
 # settings first run after the audit's estimator and default search were frozen (issue 32, at c1af138):

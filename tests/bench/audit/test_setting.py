@@ -19,3 +19,13 @@ def test_audit_validation_names():
     assert (ROOT / token_config("features")).exists() and (ROOT / token_config("vectors")).exists()
     assert metrics_folder(ROOT, "wnut16", "features").name == "audit-features"
     assert summary_path(ROOT, "wnut16", "features").name == "audit_validation_features.md"
+
+
+def test_only_selects_a_setting_for_every_seed_or_for_one():
+    from bench.audit.setting import selected_runs
+
+    assert selected_runs([0.1, 0.3], [3, 4], set()) == [(0.1, 3), (0.1, 4), (0.3, 3), (0.3, 4)]
+    assert selected_runs([0.1, 0.3], [3, 4], {"audit/p30"}) == [(0.3, 3), (0.3, 4)]
+    assert selected_runs([0.1, 0.3], [0, 3, 4], {"audit/p30-s0", "audit/p10-s4"}) == [(0.1, 4), (0.3, 0)]
+    assert selected_runs([0.3], [3], {"audit/p30-s0"}) == []
+    assert selected_runs([0.3], [0], {"audit-features/p30"}, encoder="features") == [(0.3, 0)]
