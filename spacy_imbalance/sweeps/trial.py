@@ -172,15 +172,14 @@ def _torch_threads(threads: int) -> Iterator[None]:
     """torch's intra-op threads set to ``threads`` (where torch is loaded),
     as OMP_NUM_THREADS sets them for a process of the trial's own."""
     torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
+    before = torch.get_num_threads() if torch else None
+    if torch:
+        torch.set_num_threads(threads)
     try:
         yield
     finally:
-        torch.set_num_threads(before)
+        if torch:
+            torch.set_num_threads(before)
 
 
 def _train(
