@@ -95,8 +95,9 @@ def run_trials(
 def _absolute(trial: Trial) -> Trial:
     # Ray Tune runs each trial in its own working folder: the trial's paths
     # absolute, and the paths inside its config and overrides read from here
-    paths = {key: str(Path(getattr(trial, key)).resolve()) for key in PATHS}
-    return Trial.from_dict({**trial.to_dict(), **paths, "workdir": str(Path(trial.workdir or os.getcwd()).resolve())})
+    workdir = Path(trial.workdir or os.getcwd()).resolve()
+    paths = {key: str((workdir / getattr(trial, key)).resolve()) for key in PATHS}
+    return Trial.from_dict({**trial.to_dict(), **paths, "workdir": str(workdir)})
 
 
 def _trainable(config: Dict[str, Any]) -> None:

@@ -91,7 +91,9 @@ def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dic
 
     if trial.workdir is not None:
         # this process reads the trial's own paths as its training process does
-        trial = Trial.from_dict({**trial.to_dict(), **{key: str(Path(trial.workdir) / getattr(trial, key)) for key in PATHS}})
+        workdir = Path(trial.workdir).resolve()
+        located = {key: str(workdir / getattr(trial, key)) for key in PATHS}
+        trial = Trial.from_dict({**trial.to_dict(), **located, "workdir": str(workdir)})
     output, metrics = Path(trial.output), Path(trial.metrics)
     output.parent.mkdir(parents=True, exist_ok=True)
     metrics.parent.mkdir(parents=True, exist_ok=True)
@@ -159,12 +161,17 @@ def _evaluate(trial: Trial, model: Path, metrics: Path, env: Dict[str, str]) -> 
     said = io.StringIO()
     try:
         # its messages only for an error, as from the process above
-        with contextlib.redirect_stdout(said), _torch_threads(trial.threads):
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), _torch_threads(trial.threads):
             report = evaluate_model(str(model), Path(trial.test), name=trial.name)
             write_json_output(metrics, report, "metrics", indent=0)
     except (SystemExit, typer.Exit) as err:
+        # the command's own message says what is wrong
         said_plain = ANSI.sub("", said.getvalue())[-2000:].strip()
         raise TrialFailed(f"Evaluating {trial.name} failed: {said_plain or err}") from None
+    except Exception as err:
+        # a crash inside a component or torch: named, as a process of its own would have been
+        said_plain = ANSI.sub("", said.getvalue())[-2000:].strip()
+        raise TrialFailed(f"Evaluating {trial.name} failed: {type(err).__name__}: {err}\n{said_plain}".strip()) from err
 
 
 @contextlib.contextmanager

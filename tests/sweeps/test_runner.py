@@ -96,6 +96,21 @@ def test_run_trials_names_a_trial_whose_evaluation_fails(toy_corpus, tmp_path):
         run_trials([bad])
 
 
+def test_a_crash_inside_the_evaluation_is_the_trials_failure(toy_corpus, tmp_path, monkeypatch):
+    from spacy_imbalance.cli import evaluate as evaluate_module
+    from spacy_imbalance.sweeps import trial as trial_module
+
+    def crash(*args, **kwargs):
+        print("loading the pipeline")
+        raise RuntimeError("CUDA error: out of memory")
+
+    monkeypatch.setattr(evaluate_module, "evaluate_model", crash)
+    trial = trials(toy_corpus, tmp_path, configs=("ner",))[0]
+    with pytest.raises(TrialFailed, match=r"(?s)Evaluating ner seed 0 failed: RuntimeError: CUDA error: out of memory\nloading the pipeline"):
+        trial_module._evaluate(trial, tmp_path / "model-best", tmp_path / "metrics.json", {})
+    assert not (tmp_path / "metrics.json").exists()
+
+
 def test_use_ray_falls_back_to_one_after_another_without_ray(monkeypatch, capsys):
     monkeypatch.setattr(runner_module, "ray_available", lambda: False)
     assert runner_module.use_ray(2, None) is False
