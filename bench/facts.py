@@ -160,6 +160,29 @@ def existing_pipelines(paired, *runs):
     return {"own_over_listen": flip(paired["systems"]["base/sampled_spancat_listen"]["macro_f"]), **per_way}
 
 
+# the fine-tuned headline's systems with a seed-0 run on the CPU at the full recipe (issue 30)
+FINE_TUNED_S0 = ("ner", "spancat_singlelabel", "sampled_spancat_uniform", "token_ner_wce2")
+
+
+@fact(
+    "finetuned_vs_features_s0",
+    *(f"metrics/wnut17/{encoder}/{system}-s0.json" for system in FINE_TUNED_S0 for encoder in ("features", "transformer")),
+)
+def finetuned_vs_features_s0(*runs):
+    """WNUT-2017, seed 0: all-MiniLM-L6-v2 fine-tuned with the full 1,000-step recipe on the CPU against the frozen-features run of the same system and model (headline-features): per system, fine-tuned over features, Δ macro-F1 and Δ micro-F1 (paired bootstrap of the two runs, fractions), and each run's training minutes."""
+    from .paired import paired_runs
+
+    out = {}
+    for i, system in enumerate(FINE_TUNED_S0):
+        features, tuned = runs[2 * i], runs[2 * i + 1]
+        diff = paired_runs([features], [tuned])
+        out[system] = {
+            "macro_f": diff["macro_f"], "micro_f": diff["micro_f"],
+            "minutes_features": features["train_seconds"] / 60, "minutes_fine_tuned": tuned["train_seconds"] / 60,
+        }
+    return out
+
+
 @fact("long_uniform_over_ner", "metrics/wnut16/headline_vectors_long-paired.json")
 def long_uniform_over_ner(paired):
     """WNUT-2016, vectors: sampled_spancat (uniform) over spaCy ner trained for up to 8,000 steps, Δ macro-F1 (the file pairs ner-long against uniform)."""
