@@ -54,3 +54,27 @@ def compact_counts(root: Path) -> int:
         srsly.write_json(path, data, indent=0)
         rewritten += 1
     return rewritten
+
+
+def name_runs(root: Path) -> int:
+    """Give the run records under ``root`` that are named by their trial
+    ("<corpus> <run> seed <seed>", written between the sweeps-based runner
+    and ``record_run``'s ``name``) their run's name, the path under
+    .../<corpus>/ without -s<seed>.json, so that summaries pool their seeds;
+    every other field as it is; the number renamed."""
+    renamed = 0
+    for path in sorted(root.rglob("*-s[0-9]*.json")):
+        data = read_json(path)  # the floats as written: they are written back
+        if not isinstance(data, dict) or not {"corpus", "seed", "name"} <= set(data):
+            continue
+        corpus, seed = data["corpus"], data["seed"]
+        parts = path.relative_to(root).parts
+        if corpus not in parts or not path.name.endswith(f"-s{seed}.json"):
+            continue
+        below = parts[len(parts) - 1 - parts[::-1].index(corpus) + 1:]
+        run = "/".join(below)[: -len(f"-s{seed}.json")]
+        if data["name"] == f"{corpus} {run} seed {seed}":
+            data["name"] = run
+            srsly.write_json(path, data, indent=0)
+            renamed += 1
+    return renamed

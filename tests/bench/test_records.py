@@ -39,3 +39,17 @@ def test_compact_metrics_rewrites_only_the_counts(tmp_path):
     table = MatchCounts.from_sparse(new["counts"]).table
     assert table[1, 0].tolist() == [1, 0, 0] and table[3, 1].tolist() == [0, 2, 1] and int(table.sum()) == 4
     assert srsly.read_json(tmp_path / "summary.json") == [1, 2]
+
+
+def test_name_runs_names_trial_named_records_by_their_run(tmp_path):
+    from bench.records import name_runs, read_json
+
+    folder = tmp_path / "wnut17" / "transformer"
+    folder.mkdir(parents=True)
+    srsly.write_json(folder / "ner-m50-s2.json", {"name": "wnut17 transformer/ner-m50 seed 2", "corpus": "wnut17", "seed": 2, "macro": {"f": 0.3}})
+    srsly.write_json(tmp_path / "wnut17" / "ner-s0.json", {"name": "ner", "corpus": "wnut17", "seed": 0})
+    srsly.write_json(tmp_path / "wnut17" / "summary.json", {"name": "wnut17 x seed 0"})
+    assert name_runs(tmp_path) == 1
+    assert read_json(folder / "ner-m50-s2.json") == {"name": "transformer/ner-m50", "corpus": "wnut17", "seed": 2, "macro": {"f": 0.3}}
+    assert srsly.read_json(tmp_path / "wnut17" / "ner-s0.json")["name"] == "ner"
+    assert name_runs(tmp_path) == 0
