@@ -13,12 +13,13 @@ from .device import DEVICES, FakeCupyOps, device, fake_device, has_cupy_gpu
 ROOT = Path(__file__).parent.parent
 
 
-# the tests that take longest (the two parts of the project's `all` workflow, the pipelines trained on a
-# trained base, the configs trained), started first: under pytest-xdist (bash run.sh test, --dist loadscope)
+# the tests that take longest (the two parts of the project's `all` workflow, the fine-tuned collapse guard,
+# the configs trained, the pipelines trained on a trained base), started first: under pytest-xdist (bash run.sh test, --dist loadscope)
 # each module or class goes to one worker, so the longest are spread over the workers and the rest fills in
 LONGEST_FIRST = (
-    "tests/test_project.py::TestAllSecondPart", "tests/test_project.py::TestAllFirstPart", "tests/test_project.py",
-    "tests/init_config/test_base.py", "tests/test_configs.py",
+    "tests/test_project.py::TestAllSecondPart", "tests/test_project.py::TestAllFirstPart",
+    "tests/test_configs.py::TestCollapseGuard", "tests/test_configs.py", "tests/init_config/test_base.py",
+    "tests/test_project.py",
 )
 
 
