@@ -164,14 +164,11 @@ def _evaluate(trial: Trial, model: Path, metrics: Path, env: Dict[str, str]) -> 
         with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), _torch_threads(trial.threads):
             report = evaluate_model(str(model), Path(trial.test), name=trial.name)
             write_json_output(metrics, report, "metrics", indent=0)
-    except (SystemExit, typer.Exit) as err:
-        # the command's own message says what is wrong
+    except (SystemExit, typer.Exit, Exception) as err:
         said_plain = ANSI.sub("", said.getvalue())[-2000:].strip()
-        raise TrialFailed(f"Evaluating {trial.name} failed: {said_plain or err}") from None
-    except Exception as err:
-        # a crash inside a component or torch: named, as a process of its own would have been
-        said_plain = ANSI.sub("", said.getvalue())[-2000:].strip()
-        raise TrialFailed(f"Evaluating {trial.name} failed: {type(err).__name__}: {err}\n{said_plain}".strip()) from err
+        # an exit: the command's own message says what is wrong; a crash inside a component or torch: named too
+        crash = "" if isinstance(err, (SystemExit, typer.Exit)) else f"{type(err).__name__}: {err}\n"
+        raise TrialFailed(f"Evaluating {trial.name} failed: {(crash + said_plain).strip() or err}") from err
 
 
 @contextlib.contextmanager
