@@ -12,7 +12,6 @@ Writes metrics/wnut16/scale.json, scale.md and scale.png.
 """
 import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Dict, List
@@ -20,30 +19,13 @@ from typing import Any, Dict, List
 import typer
 
 from bench.options import parse_list
+from bench.processes import measured
 from bench.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "sampled_spancat_uniform.cfg"
 # one epoch, whatever its number of steps; the dev set is evaluated at the end only
 ONE_EPOCH = ["--training.max_epochs", "1", "--training.max_steps", "0", "--training.eval_frequency", "1000000"]
-
-
-def measured(command: List[str]) -> Dict[str, float]:
-    """Run ``command`` in a fresh process that reports its children's peak
-    memory, so that one measurement never sees another's."""
-    probe = (
-        "import resource, subprocess, sys, time\n"
-        "start = time.perf_counter()\n"
-        "code = subprocess.run(sys.argv[1:]).returncode\n"
-        "seconds = time.perf_counter() - start\n"
-        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(f'{code} {seconds} {peak}')\n"
-    )
-    result = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True)
-    code, seconds, peak_kb = result.stdout.strip().splitlines()[-1].split()
-    if int(code) != 0:
-        raise SystemExit(f"{' '.join(command[:4])}... failed:\n{result.stderr[-3000:]}")
-    return {"seconds": round(float(seconds), 1), "peak_mb": round(int(peak_kb) / 1024, 1)}
 
 
 def repeated_corpus(factor: int, out: Path) -> Dict[str, int]:
