@@ -30,7 +30,12 @@ case "${1:-}" in
     setup
     shift
     # two workers (PYTEST_WORKERS; 0 for one process), each test module on one of them so that its
-    # trained fixtures are built once; tests/conftest.py starts the longest modules first
+    # trained fixtures are built once; tests/conftest.py starts the longest modules first. With more
+    # than one worker each runs on one thread (set OMP_NUM_THREADS to change it): a thread pool per
+    # worker on as many cores as workers oversubscribes them, and torch's and BLAS's pools spin-wait
+    if [ "${PYTEST_WORKERS:-2}" != "0" ] && [ "${PYTEST_WORKERS:-2}" != "1" ]; then
+      export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+    fi
     "$VENV/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadscope --no-loadscope-reorder tests "$@"
     ;;
   *)

@@ -582,6 +582,35 @@ def audit_vectors(*runs):
     return {f"{run['corpus']}-p{round(100 * run['p'])}": run["restoring"]["macro_f"]["full"] - run["restoring"]["macro_f"]["masked"] for run in runs}
 
 
+
+@fact("audit_workers", "metrics/wnut16/audit_workers.json")
+def audit_workers(record):
+    """The audit on Ray against one fold after another (scripts/audit_workers.py): the wall-time ratio per
+    k<folds>-<steps per fold>, whether every pair gave the same suspects and scored spans, and the longest folds' steps."""
+    rows = record["rows"]
+    return {"ratio": {f"k{r['folds']}-{r['steps']}": r["ratio"] for r in rows}, "all_same": all(r["same_outputs"] for r in rows),
+            "steps": max(r["steps"] for r in rows)}
+
+
+@fact("scale", "metrics/wnut16/scale.json")
+def scale(record):
+    """Cost against corpus size (scripts/scale.py): per measurement (train, audit), the seconds each further 1,000
+    training sentences added between consecutive sizes (marginal cost: constant when growth is linear) as min and
+    max over the intervals, the peak MB each further 1,000 sentences added (per interval, in order), and the peak MB at
+    the smallest and the largest size."""
+    rows = sorted(record["rows"], key=lambda r: r["sentences"])
+    out = {}
+    for key in ("train", "audit"):
+        def marginal(field):
+            return [1000 * (b[key][field] - a[key][field]) / (b["sentences"] - a["sentences"]) for a, b in zip(rows, rows[1:])]
+
+        seconds, memory = marginal("seconds"), marginal("peak_mb")
+        out[key] = {"marginal_min": min(seconds), "marginal_max": max(seconds), "mb_marginal": memory,
+                    "peak_mb_first": rows[0][key]["peak_mb"], "peak_mb_last": rows[-1][key]["peak_mb"]}
+    out["largest_sentences"] = rows[-1]["sentences"]
+    out["largest_factor"] = rows[-1]["factor"]
+    return out
+
 if __name__ == "__main__":
     # run from the project root: the metrics are found from there (bench never finds the project from its own file)
     (Path("metrics") / "facts.json").write_text(json.dumps(compute(Path(".")), indent=1, ensure_ascii=False) + "\n", encoding="utf8")

@@ -49,20 +49,20 @@ def main(
     only: str = typer.Option("", "--only", help="Comma-separated settings to run (audit-workers/k4); empty: all"),
 ) -> None:
     records: Dict[str, Any] = json.loads(metrics.read_text()) if metrics.exists() else {"rows": []}
-    done = {row["folds"] for row in records["rows"] if row["steps"] == steps and row["workers"] == workers}
+    done = {(row["folds"], row["steps"], row["workers"]) for row in records["rows"]}
     names = only_names(only)
     selected = [k for k in parse_list(folds, int, "--folds") if not names or f"audit-workers/k{k}" in names]
     if not selected:
         print("--only: no setting of this benchmark is selected", flush=True)
     dev = ROOT / "corpus" / "wnut16" / "dev.spacy"
     for k in selected:
-        if k in done:
+        if (k, steps, workers) in done:
             print(f"k = {k}: measured before", flush=True)
             continue
         train = masked_corpus(work / "masked-p30-s0.spacy")
         result: Dict[str, Any] = {"folds": k, "steps": steps, "workers": workers}
         for mode, extra in (("sequential", []), ("ray", ["--workers", str(workers)])):
-            out = work / f"k{k}" / mode
+            out = work / f"k{k}-{steps}" / mode
             shutil.rmtree(out, ignore_errors=True)
             out.parent.mkdir(parents=True, exist_ok=True)
             print(f"k = {k}, {mode}: auditing ({k} folds x {steps} steps)", flush=True)
@@ -70,13 +70,13 @@ def main(
                                      "--folds", str(k), "--resamples", "0", "--training.max_steps", str(steps),
                                      "--training.eval_frequency", str(max(1, steps // 3)), *extra], log=str(out.parent / f"{mode}.log"))
             print(f"  {result[mode]}", flush=True)
-        seq, par = (work / f"k{k}" / mode for mode in ("sequential", "ray"))
+        seq, par = (work / f"k{k}-{steps}" / mode for mode in ("sequential", "ray"))
         result["ratio"] = round(result["ray"]["seconds"] / result["sequential"]["seconds"], 3)
         result["same_outputs"] = all((seq / name).read_bytes() == (par / name).read_bytes() for name in OUTPUTS)
         a, b = set(suspects(seq)), set(suspects(par))
         result["suspects"] = {"sequential": len(a), "ray": len(b), "shared": len(a & b)}
         print(f"  ray / sequential {result['ratio']:.2f}x; same suspects and scores: {result['same_outputs']}", flush=True)
-        records["rows"] = sorted([*[r for r in records["rows"] if r["folds"] != k], result], key=lambda r: r["folds"])
+        records["rows"] = sorted([*records["rows"], result], key=lambda r: (r["steps"], r["folds"], r["workers"]))
         from spacy_imbalance.sweeps import run_provenance
 
         records["provenance"] = run_provenance(root=ROOT)

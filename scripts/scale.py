@@ -66,6 +66,9 @@ def main(
                                  str(work / f"x{factor}" / "audit"), "--folds", "5", "--resamples", "0", *ONE_EPOCH])
         print(f"x{factor}: {row['audit']}", flush=True)
         records["rows"] = sorted([*records["rows"], row], key=lambda r: r["factor"])
+        from spacy_imbalance.sweeps import run_provenance
+
+        records["provenance"] = run_provenance(root=ROOT)
         metrics.parent.mkdir(parents=True, exist_ok=True)
         metrics.write_text(json.dumps(records, indent=1) + "\n", encoding="utf8")
     write_table(records, metrics)
@@ -73,9 +76,11 @@ def main(
 
 def write_table(records: Dict[str, Any], metrics: Path) -> None:
     rows = records["rows"]
+    info = records.get("provenance", {})
     lines = [
         "The default corpus's training set repeated and shuffled (a repeated corpus: cost, not accuracy), one epoch of "
-        "sampled_spancat (uniform) and an audit of 5 folds of one epoch, one process at a time on this machine:",
+        "sampled_spancat (uniform) and an audit of 5 folds of one epoch, one process at a time on "
+        f"{info.get('cpu_cores', '?')} cores ({info.get('cpu', 'unknown CPU')}):",
         "",
         *head(["repeats", "sentences", "train s", "train peak MB", "audit s", "audit peak MB"], "rrrrrr"),
         *[row([str(r["factor"]), f"{r['sentences']:,}", f"{r['train']['seconds']:.0f}", f"{r['train']['peak_mb']:.0f}",

@@ -26,3 +26,17 @@ def test_advise_validation_wall_clock_spans_the_trials(tmp_path):
         os.utime(path, (end, end))
     # from the first start (900) to the last end (1300)
     assert trials_wall_clock(tmp_path) == pytest.approx(400.0)
+
+
+def test_advise_validation_marks_the_settings_its_rule_was_not_designed_on(tmp_path):
+    from bench.advise import write_summary
+
+    record = {"recommended": "u", "best": "u", "test_macro_f": {"u": 0.25}, "recommended_minus_best": None,
+              "within_interval": True, "advise_seconds": 600.0}
+    for corpus, p in [("wnut17", 0.5), ("wnut17", 0.3)]:
+        (tmp_path / "metrics" / corpus).mkdir(parents=True, exist_ok=True)
+        srsly.write_json(tmp_path / "metrics" / corpus / f"advise_{tag(p)}.json", {**record, "p": p})
+    rows = [line for line in write_summary(tmp_path).splitlines() if line.startswith("| wnut17")]
+    assert [row.split(" | ")[1] for row in rows] == ["0.3", "0.5"]
+    assert rows[0].endswith("| re-validation |") and rows[1].endswith("| design |")
+    assert (tmp_path / "metrics" / "advise_validation.md").read_text(encoding="utf8").count("\n| wnut17") == 2
