@@ -7,6 +7,16 @@ from typing import Any, Dict
 import srsly
 
 
+def device_words(provenance: Dict[str, Any]) -> str:
+    """Where a run ran, in words, from its provenance record: the CPU and its
+    cores, or the GPU with its driver, CUDA, CuPy and torch."""
+    cpu = f"{provenance['cpu']} ({provenance['cpu_cores']} cores)"
+    if provenance["device"] != "gpu":
+        return cpu
+    gpu = provenance.get("gpu", "an unnamed GPU")
+    return f"{gpu}, driver {provenance.get('driver', '?')}, CUDA {provenance.get('cuda_runtime', '?')}, CuPy {provenance.get('cupy', '?')}, torch {provenance.get('torch', '?')}; host {cpu}"
+
+
 def read_json(path: Path) -> Any:
     """A JSON file read by the standard library, whose floats come back as
     written: srsly reads 0.3 back as 0.30000000000000004."""

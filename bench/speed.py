@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from .batches import word_batches
+from .records import device_words
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
@@ -151,15 +152,7 @@ def write_results(results: Dict[str, Dict[str, Any]], configs: List[str], corpus
 
     # where it ran: a GPU's name, driver, CUDA and CuPy, and the CPU cores the process had
     provenance = run_provenance(gpu_id)
-    lines[0] += f" Ran on {_device_words(provenance)}."
+    lines[0] += f" Ran on {device_words(provenance)}."
     (out_dir / f"{name}.json").write_text(json.dumps({"corpus": corpus, "baseline": configs[0], "settings": settings, "provenance": provenance, "results": results}, indent=2))
     (out_dir / f"{name}.md").write_text("\n".join(lines) + "\n")
     return lines
-
-
-def _device_words(provenance: Dict[str, Any]) -> str:
-    cpu = f"{provenance['cpu']} ({provenance['cpu_cores']} cores)"
-    if provenance["device"] != "gpu":
-        return cpu
-    gpu = provenance.get("gpu", "an unnamed GPU")
-    return f"{gpu}, driver {provenance.get('driver', '?')}, CUDA {provenance.get('cuda_runtime', '?')}, CuPy {provenance.get('cupy', '?')}, torch {provenance.get('torch', '?')}; host {cpu}"

