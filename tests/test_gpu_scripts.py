@@ -10,7 +10,7 @@ import tarfile
 import pytest
 import typer
 
-from scripts.gpu import collect, gather
+from scripts.gpu import collect, gather, reload_check
 
 from .conftest import ROOT
 
@@ -100,3 +100,13 @@ def test_check_configs_names_a_missing_config():
     with pytest.raises(typer.BadParameter, match="no such config in configs/: nope"):
         check.main(configs=["ner", "nope"], globs=[], skip=[], corpus="wnut17", max_steps=1, gpu_id=-1, jobs=1, sets=[],
                    name="x", child="")
+
+
+def test_reload_check_reads_the_allocator_a_config_interpolates(tmp_path):
+    # the shipped transformer configs name it through ${system.gpu_allocator}; read
+    # uninterpolated, that string reached thinc's set_gpu_allocator on the H200 and
+    # failed every model ("Available allocators are: 'pytorch', 'tensorflow'")
+    config = (ROOT / "configs" / "transformer" / "ner.cfg").read_text(encoding="utf8")
+    assert "gpu_allocator = ${system.gpu_allocator}" in config
+    (tmp_path / "config.cfg").write_text(config, encoding="utf8")
+    assert reload_check.saved_allocator(tmp_path) == "pytorch"

@@ -8,6 +8,7 @@ import srsly
 
 from ..cells import MISSING, interval, over_seeds, points
 from ..paired import paired_runs
+from ..records import device_words
 from ..tables import head, row
 from .systems import BUILTINS, CLAIMS, LABELS
 
@@ -45,6 +46,34 @@ def best_step(run: Dict[str, Any]) -> Tuple[int, int]:
     return int(best[0]), int(curve[-1][0])
 
 
+def run_device(run: Dict[str, Any]) -> str:
+    """Where a run trained, in words ("unrecorded" for runs without provenance)."""
+    provenance = run.get("provenance")
+    return device_words(provenance) if provenance else "unrecorded"
+
+
+def train_minutes(runs: List[Dict[str, Any]]) -> str:
+    """The mean training time, or each seed's time when the seeds trained on
+    different machines: a mean of CPU hours and GPU minutes describes neither."""
+    minutes = [run["train_seconds"] / 60 for run in runs]
+    if len({run_device(run) for run in runs}) > 1:
+        return " / ".join(f"{m:.1f}" for m in minutes)
+    return f"{mean(minutes):.1f}"
+
+
+def devices_note(present: Dict[str, List[Dict[str, Any]]], seeds: List[int]) -> List[str]:
+    """Which seeds trained where, when that is more than one machine."""
+    where: Dict[str, List[int]] = {}
+    for seed, runs in zip(seeds, zip(*present.values())):
+        for device in {run_device(run) for run in runs}:
+            where.setdefault(device, []).append(seed)
+    if len(where) < 2:
+        return []
+    return ["", "Trained on more than one machine (train time per seed, in seed order): " + "; ".join(
+        f"seed{'s' if len(s) > 1 else ''} {', '.join(map(str, s))} on {device}" for device, s in where.items()
+    ) + "."]
+
+
 def table(corpus: str, encoder: str, seeds: List[int], root: Path) -> Tuple[str, Dict[str, Any], Dict[str, List[Dict[str, Any]]]]:
     """The table's Markdown (``{name}`` standing for the table's name), its
     numbers, and the runs of each system that has all its seeds."""
@@ -79,16 +108,16 @@ def table(corpus: str, encoder: str, seeds: List[int], root: Path) -> Tuple[str,
         micro = [run["micro"]["f"] for run in system_runs]
         zeros = sorted(label for label, f in per_type_mean(system_runs).items() if f == 0 and label in found_by_builtin)
         steps = [best_step(run) for run in system_runs]
-        minutes = mean(run["train_seconds"] for run in system_runs) / 60
         diff = None if system == reference else paired(present[reference], system_runs)
         result["systems"][system] = {
             "macro_f": macro, "micro_f": micro, "types_at_zero": zeros, "train_seconds": [run["train_seconds"] for run in system_runs],
-            "steps": steps, "vs_reference": diff, "per_type_f": per_type_mean(system_runs),
+            "steps": steps, "devices": [run_device(run) for run in system_runs], "vs_reference": diff, "per_type_f": per_type_mean(system_runs),
         }
         lines.append(
             f"| {LABELS[system]} | {over_seeds(macro)} | {over_seeds(micro)} | {'reference' if diff is None else interval(diff)} "
-            f"| {', '.join(zeros) or MISSING} | {minutes:.1f} | {mean(s[0] for s in steps):.0f} / {mean(s[1] for s in steps):.0f} |"
+            f"| {', '.join(zeros) or MISSING} | {train_minutes(system_runs)} | {mean(s[0] for s in steps):.0f} / {mean(s[1] for s in steps):.0f} |"
         )
+    lines += devices_note(present, seeds)
     claim_lines = []
     for method, base, claim in CLAIMS:
         if method in present and base in present:

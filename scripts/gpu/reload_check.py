@@ -21,12 +21,21 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import typer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 Span = Tuple[int, int, int, str]  # doc index, start token, end token, label
+
+
+def saved_allocator(model: Path) -> Optional[str]:
+    """The GPU allocator the pipeline was trained with, as its config resolves
+    it: the shipped configs write ``gpu_allocator = ${system.gpu_allocator}``,
+    which only interpolation turns into "pytorch"."""
+    import spacy
+
+    return spacy.util.load_config(model / "config.cfg", interpolate=True)["training"].get("gpu_allocator")
 
 
 def predicted_spans(model: Path, corpus: Path, gpu_id: int) -> List[Span]:
@@ -38,7 +47,7 @@ def predicted_spans(model: Path, corpus: Path, gpu_id: int) -> List[Span]:
 
     if gpu_id >= 0:
         require_gpu(gpu_id)
-        allocator = spacy.util.load_config(model / "config.cfg")["training"].get("gpu_allocator")
+        allocator = saved_allocator(model)
         if allocator:
             set_gpu_allocator(allocator)
     nlp = spacy.load(model)

@@ -12,6 +12,7 @@
 #   PART=tokens    two_task_ner (AUC-2T, fitted thresholds), 3 seeds
 #   PART=masking   ner against sampled_spancat (uniform) with entities masked at p = 0.5, 3 seeds
 #
+# SEEDS (default 0,1,2: the headline's seeds; e.g. 1,2 when seed 0 ran elsewhere),
 # STEPS (default 1000, the project's transformer_steps), EVAL (default 100,
 # the configs' and project.yml's transformer_eval_frequency), TIMEOUT (seconds
 # per run), MINUTES (a time budget per run, spacy-imbalance.time_budget.v1,
@@ -24,6 +25,8 @@ PART=${PART:?set PART to headline, probe, tokens or masking}
 STEPS=${STEPS:-1000}
 EVAL=${EVAL:-100}
 T=${TIMEOUT:-540}
+SEEDS=${SEEDS:-0,1,2}
+FIRST_SEED=${SEEDS%%,*}
 COMMON="--corpus wnut17 --max-steps $STEPS --gpu-id 0 --set training.eval_frequency=$EVAL --set components.transformer.model.name.name=$MINILM"
 # no spaces inside the JSON: the variable is split into --set and its value
 BUDGET=${MINUTES:+--set training.before_update={\"@callbacks\":\"spacy-imbalance.time_budget.v1\",\"minutes\":$MINUTES}}
@@ -56,16 +59,16 @@ side_by_side() {
 
 case $PART in
   headline)
-    side_by_side "$HEADLINE_CONFIGS" 0,1,2 "--summary transformer_finetuned --baseline transformer/ner"
+    side_by_side "$HEADLINE_CONFIGS" "$SEEDS" "--summary transformer_finetuned --baseline transformer/ner"
     # the same runs paired against the other built-in (nothing retrains)
-    python scripts/benchmark.py $COMMON $BUDGET --seed 0,1,2 $(printf -- '--config %s ' $HEADLINE_CONFIGS) \
+    python scripts/benchmark.py $COMMON $BUDGET --seed "$SEEDS" $(printf -- '--config %s ' $HEADLINE_CONFIGS) \
       --summary transformer_finetuned_vs_spancat --baseline transformer/spancat_singlelabel
     # archived at once: the next call's copy of the working tree removes what
     # this one wrote under metrics/, and a call cut at its limit archives nothing
     tar czf "${OUT:-.}/headline.tgz" metrics/wnut17/transformer metrics/wnut17/transformer_finetuned* \
       $(find training -name "*.log") run_*.log
-    # seed 0 of each system: saved and reloaded on the GPU, and loaded on the CPU
-    python scripts/gpu/reload_check.py $(printf -- 'training/wnut17/%s-s0/model-best ' $HEADLINE_CONFIGS) \
+    # the first seed of each system: saved and reloaded on the GPU, and loaded on the CPU
+    python scripts/gpu/reload_check.py $(printf -- "training/wnut17/%s-s$FIRST_SEED/model-best " $HEADLINE_CONFIGS) \
       --corpus wnut17 --name reload_check_transformer
     tar czf "${OUT:-.}/reload.tgz" metrics/wnut17/reload_check_transformer.* ;;
   probe)

@@ -29,3 +29,31 @@ def test_audit_workers_keys_each_ratio_by_folds_and_steps():
     out = audit_workers({"rows": rows})
     assert out["ratio"] == {"k4-600": 0.75, "k5-2000": 0.7}
     assert out["all_same"] is False and out["steps"] == 2000
+
+
+def test_finetuned_vs_features_pairs_seeds_and_keeps_each_devices_minutes(tmp_path):
+    import srsly
+
+    from bench.facts import FINE_TUNED, finetuned_vs_features
+
+    from .headline.test_table import headline_run
+
+    runs = []
+    for system in FINE_TUNED:
+        for encoder, found in (("features", {"A": 2}), ("transformer", {"A": 4})):
+            for seed in range(3):
+                device = "cpu" if encoder == "features" or seed == 0 else "gpu"
+                seconds = {"features": 300.0, "cpu": 3000.0, "gpu": 360.0 + 60 * seed}[device if encoder == "transformer" else "features"]
+                headline_run(tmp_path, f"{encoder}-{system}", seed, found, seconds=seconds)
+                path = tmp_path / f"{encoder}-{system}-s{seed}.json"
+                runs.append({**srsly.read_json(path), "provenance": {"device": device}})
+    out = finetuned_vs_features(*runs)
+    assert set(out) == set(FINE_TUNED)
+    ner = out["ner"]
+    # every fine-tuned run finds all 4 entities, every features run the first 2: F 1 against 2/3
+    assert ner["macro_f"]["delta"] == pytest.approx(1 / 3)
+    # a resample of the found sentences alone ties (F 1 both): the interval touches 0, never crosses it
+    assert ner["macro_f"]["low"] == 0.0 and ner["macro_f"]["high"] == pytest.approx(1.0)
+    assert ner["minutes_features"] == pytest.approx(5.0)
+    # seed 0 on the CPU (50 min), seeds 1 and 2 on the GPU (7 and 8 min): never averaged together
+    assert ner["minutes_fine_tuned"] == {"cpu": pytest.approx(50.0), "gpu": pytest.approx(7.5)}

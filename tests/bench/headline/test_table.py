@@ -51,3 +51,32 @@ def test_headline_table_pairs_every_system_with_the_best_builtin(tmp_path):
     assert "`vectors/token_ner`" in text
     row = next(line for line in text.splitlines() if line.startswith("| spaCy spancat_singlelabel |"))
     assert "| reference |" in row
+
+
+def test_headline_table_names_the_machines_when_seeds_trained_on_several(tmp_path):
+    folder = tmp_path / "metrics" / "c" / "transformer"
+    folder.mkdir(parents=True)
+    cpu = {"device": "cpu", "cpu": "AMD EPYC", "cpu_cores": 2}
+    gpu = {**cpu, "device": "gpu", "gpu": "NVIDIA H200", "driver": "580", "cuda_runtime": "13.2", "cupy": "14.2.0", "torch": "2.11.0"}
+    for seed, seconds in ((0, 3600.0), (1, 360.0), (2, 330.0)):
+        for system in ("ner", "sampled_spancat_uniform"):
+            headline_run(folder, system, seed, {"A": 2, "B": 1}, seconds=seconds)
+            path = folder / f"{system}-s{seed}.json"
+            srsly.write_json(path, {**srsly.read_json(path), "provenance": cpu if seed == 0 else gpu})
+    text, result, _ = table("c", "transformer", [0, 1, 2], tmp_path)
+    # a mean of 60 CPU minutes and 6 GPU minutes would describe neither: each seed's time instead
+    row = next(line for line in text.splitlines() if line.startswith("| spaCy ner |"))
+    assert "| 60.0 / 6.0 / 5.5 |" in row
+    assert "seed 0 on AMD EPYC (2 cores)" in text
+    assert "seeds 1, 2 on NVIDIA H200, driver 580, CUDA 13.2, CuPy 14.2.0, torch 2.11.0" in text
+    assert result["systems"]["ner"]["devices"][0] == "AMD EPYC (2 cores)"
+
+
+def test_headline_table_keeps_one_mean_time_on_one_machine(tmp_path):
+    folder = tmp_path / "metrics" / "c" / "vectors"
+    folder.mkdir(parents=True)
+    for seed, seconds in ((0, 60.0), (1, 120.0)):
+        headline_run(folder, "ner", seed, {"A": 2, "B": 1}, seconds=seconds)
+    text, _, _ = table("c", "vectors", [0, 1], tmp_path)
+    assert "| 1.5 |" in next(line for line in text.splitlines() if line.startswith("| spaCy ner |"))
+    assert "more than one machine" not in text
