@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (register commands)
     mask,
     missampling,
     resample,
+    review,
     stats,
     subsample,
     summarize,

@@ -105,6 +105,8 @@ def audit_cli(
     print((output / "summary.md").read_text(encoding="utf8"))
     for key, path in paths.items():
         msg.text(f"{key:>16}: {path}")
+    if result.suspects:
+        msg.info(f"Review the suspects: spacy-imbalance review {output}")
 
 
 def _config_overrides(args: List[str]) -> Dict[str, Any]:

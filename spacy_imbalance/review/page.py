@@ -5,8 +5,9 @@ template, style and script in ``static/``.
 The page shows one suspect at a time, most probable first; the reviewer
 accepts, rejects or skips it, changes its label or moves either boundary by
 a token, from the keyboard. Decisions stay in the browser's localStorage
-under the data's hash and are exported as JSONL, one line per decided
-suspect in Prodigy's binary-annotation format::
+under the data's hash (and, served by ``spacy-imbalance review``, in files
+next to the page: ``server.py``) and are exported as JSONL, one line per
+decided suspect in Prodigy's binary-annotation format::
 
     {"text", "tokens": [{"text", "start", "end", "id", "ws"}],
      "spans": [{"start", "end", "token_start", "token_end", "label"}],

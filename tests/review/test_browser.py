@@ -1,14 +1,18 @@
 """The review page in a real browser (headless Chromium, conftest.browser):
-decisions from the keyboard, kept across a reload, apart from another
-audit's, exported as the JSONL apply-review reads; and fast with 5,000
-suspects."""
+decisions from the keyboard, kept across a reload by the review server
+(`spacy-imbalance review`) even when the browser's storage is cleared,
+exported as the JSONL apply-review reads; fast with 5,000 suspects; and the
+same page opened as a file."""
 import json
 import random
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from spacy_imbalance.audit.export import jsonl_records, review_html
+from spacy_imbalance.review.server import ReviewServer, serve
 
 from .conftest import make_doc, make_result, suspect
 
@@ -32,6 +36,20 @@ def press(browser, *keys) -> None:
     actions.perform()
 
 
+def open_page(browser, url: Optional[str] = None) -> None:
+    """Load ``url`` (None: reload) and wait until the page has drawn its state:
+    served, it first asks the server for the decisions."""
+    if url is None:
+        browser.refresh()
+    else:
+        browser.get(url)
+    deadline = time.monotonic() + 10
+    while not browser.execute_script("const c = document.getElementById('review-card'); return c && c.dataset.ready === 'true'"):
+        if time.monotonic() > deadline:
+            raise AssertionError("the review page did not draw within 10 s")
+        time.sleep(0.02)
+
+
 def text_of(browser, element_id: str) -> str:
     return browser.execute_script(f"return document.getElementById({element_id!r}).textContent")
 
@@ -47,6 +65,32 @@ def suspect_shown(browser) -> Tuple[str, str]:
 def write_page(path: Path, docs, result) -> str:
     path.write_text(review_html(docs, result), encoding="utf8")
     return path.as_uri()
+
+
+@contextmanager
+def served(path: Path, docs, result) -> Iterator[ReviewServer]:
+    """The page written to ``path`` and served as `spacy-imbalance review` serves it."""
+    write_page(path, docs, result)
+    server = serve(path)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def saved_lines(server: ReviewServer, n: int) -> List[Dict[str, Any]]:
+    """The decisions the server wrote, once it holds ``n`` of them (the page
+    sends its state a moment after the last change)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if server.jsonl_path.is_file():
+            lines = [json.loads(line) for line in server.jsonl_path.read_text(encoding="utf8").splitlines()]
+            if len(lines) == n:
+                return lines
+        time.sleep(0.05)
+    raise AssertionError(f"the server did not get {n} decisions within 10 s")
 
 
 def exported(browser, downloads: Path) -> List[Dict[str, Any]]:
@@ -88,8 +132,13 @@ def expected_line(record: Dict[str, Any], phrase: str, tokens: Tuple[int, int], 
 
 def test_review_decides_survives_a_reload_and_exports_jsonl(browser, small_corpus, tmp_path):
     docs, result = small_corpus
+    with served(tmp_path / "review.html", docs, result) as server:
+        check_review(browser, docs, result, server, tmp_path)
+
+
+def check_review(browser, docs, result, server: ReviewServer, tmp_path: Path) -> None:
     shift_left, shift_right = (Keys.SHIFT, Keys.ARROW_LEFT), (Keys.SHIFT, Keys.ARROW_RIGHT)
-    browser.get(write_page(tmp_path / "review.html", docs, result))
+    open_page(browser, server.url)
     # the card has the focus from the start: keys work without a click
     assert browser.switch_to.active_element.get_attribute("id") == "review-card"
     assert text_of(browser, "review-position").startswith("Suspect 1 of 7")
@@ -107,7 +156,7 @@ def test_review_decides_survives_a_reload_and_exports_jsonl(browser, small_corpu
     press(browser, "i")  # skip Acme Corp
     assert suspect_shown(browser) == ("York", "LOC?")
 
-    browser.refresh()
+    open_page(browser)
     assert text_of(browser, "review-counts") == "3 of 7 (2 accepted, 0 rejected, 1 skipped)"
     assert text_of(browser, "review-position").startswith("Suspect 4 of 7")
     press(browser, Keys.ARROW_LEFT)  # start one token left
@@ -124,15 +173,16 @@ def test_review_decides_survives_a_reload_and_exports_jsonl(browser, small_corpu
     press(browser, "l")  # relabelled (LOC), not decided: not exported
     assert suspect_shown(browser) == ("Monday", "LOC?")
 
-    # another audit's page, in the same browser and folder: none of these decisions
-    other = make_result(docs, [suspect(0, 4, 5, "LOC", 0.9)])
-    browser.get(write_page(tmp_path / "other.html", docs, other))
-    assert text_of(browser, "review-counts") == "0 of 1 (0 accepted, 0 rejected, 0 skipped)"
-    browser.get((tmp_path / "review.html").as_uri())
+    # the browser's storage gone (another browser, a cleared profile): the server's copy on disk brings it all back
+    on_disk = saved_lines(server, 6)
+    browser.execute_script("localStorage.clear()")
+    open_page(browser, server.url)
     assert text_of(browser, "review-counts") == "6 of 7 (4 accepted, 1 rejected, 1 skipped)"
     assert suspect_shown(browser) == ("Monday", "LOC?")
+    assert text_of(browser, "review-status") == ""  # no warning: the server has every decision
 
     lines = exported(browser, tmp_path / "downloads")
+    assert on_disk == lines  # what apply-review reads from the audit folder is the export
     records = {r["meta"]["doc"]: r for r in jsonl_records(docs, result)}
     anna, nations, acme = records[0], records[1], records[2]
     assert lines == [
@@ -177,30 +227,57 @@ window.addEventListener("keydown", (event) => {
 
 def test_review_stays_fast_with_5000_suspects(browser, tmp_path):
     docs, result = big_corpus()
-    browser.get(write_page(tmp_path / "review.html", docs, result))
-    assert text_of(browser, "review-position").startswith("Suspect 1 of 5000")
-    # the long document's suspect: a window of it, not its 3,000 tokens
-    assert suspect_shown(browser) == ("t1500 t1501", "LOC?")
-    assert len(text_of(browser, "review-context")) < 600 < len(docs[-1].text)
-    assert browser.execute_script("return document.getElementById('review').getElementsByTagName('*').length") < 200
-    browser.execute_script(TIMER)
-    rounds = 40
-    # per round: a label, the start left, the end right and undone, accept; reject, undo it, skip
-    one_round = ["2", Keys.ARROW_LEFT, (Keys.SHIFT, Keys.ARROW_RIGHT), "u", "a", "x", "u", "i"]
-    press(browser, *(one_round * rounds), "k", "j")
-    assert text_of(browser, "review-counts") == f"{2 * rounds} of 5000 ({rounds} accepted, 0 rejected, {rounds} skipped)"
-    # the rest rejected, so the last keys store every decision and a full
-    # undo history; then the last one undone and found again as undecided
-    rest = 5000 - 2 * rounds
-    press(browser, *["x"] * rest, "n", "u", "n", "x")
-    assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
-    times = browser.execute_script("return window.__keyTimes")
-    assert len(times) == len(one_round) * rounds + 2 + rest + 4
-    ordered = sorted(times)
-    print(f"\nkeypress to update, {len(times)} keys with 5,000 suspects: median {ordered[len(times) // 2]:.1f} ms, "
-          f"99th percentile {ordered[int(0.99 * len(times))]:.1f} ms, max {ordered[-1]:.1f} ms")
-    assert ordered[-1] < 50, ordered[-10:]
-    # and every decision comes back with the page
-    browser.refresh()
-    assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
-    assert text_of(browser, "review-status") == ""  # no storage warning
+    with served(tmp_path / "review.html", docs, result) as server:
+        open_page(browser, server.url)
+        assert text_of(browser, "review-position").startswith("Suspect 1 of 5000")
+        # the long document's suspect: a window of it, not its 3,000 tokens
+        assert suspect_shown(browser) == ("t1500 t1501", "LOC?")
+        assert len(text_of(browser, "review-context")) < 600 < len(docs[-1].text)
+        assert browser.execute_script("return document.getElementById('review').getElementsByTagName('*').length") < 200
+        browser.execute_script(TIMER)
+        rounds = 40
+        # per round: a label, the start left, the end right and undone, accept; reject, undo it, skip
+        one_round = ["2", Keys.ARROW_LEFT, (Keys.SHIFT, Keys.ARROW_RIGHT), "u", "a", "x", "u", "i"]
+        press(browser, *(one_round * rounds), "k", "j")
+        assert text_of(browser, "review-counts") == f"{2 * rounds} of 5000 ({rounds} accepted, 0 rejected, {rounds} skipped)"
+        # the rest rejected, so the last keys store every decision and a full
+        # undo history; then the last one undone and found again as undecided
+        rest = 5000 - 2 * rounds
+        press(browser, *["x"] * rest, "n", "u", "n", "x")
+        assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
+        times = browser.execute_script("return window.__keyTimes")
+        assert len(times) == len(one_round) * rounds + 2 + rest + 4
+        ordered = sorted(times)
+        print(f"\nkeypress to update, {len(times)} keys with 5,000 suspects: median {ordered[len(times) // 2]:.1f} ms, "
+              f"99th percentile {ordered[int(0.99 * len(times))]:.1f} ms, max {ordered[-1]:.1f} ms")
+        assert ordered[-1] < 50, ordered[-10:]
+        # and every decision comes back with the page
+        open_page(browser)
+        assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
+        assert text_of(browser, "review-status") == ""  # no storage warning
+        # the server got them all too, as the export has them
+        assert len(saved_lines(server, 5000)) == 5000
+
+
+def test_review_as_a_file_decides_and_exports(browser, small_corpus, tmp_path):
+    # opened from disk, no server: decisions live in the browser and leave by export
+    docs, result = small_corpus
+    open_page(browser, write_page(tmp_path / "review.html", docs, result))
+    press(browser, "a", "x")
+    assert text_of(browser, "review-counts") == "2 of 7 (1 accepted, 1 rejected, 0 skipped)"
+    lines = exported(browser, tmp_path / "downloads")
+    assert [(line["spans"][0]["label"], line["answer"]) for line in lines] == [("LOC", "accept"), ("LOC", "reject")]
+    assert not list(tmp_path.glob("review-*.state.json"))  # nothing written beside the page
+
+
+def test_review_cuts_text_by_code_points(browser, tmp_path):
+    # spaCy's offsets count code points, JavaScript's strings UTF-16 units: a tweet's
+    # emoji before the suspect shifted the marked text by one unit per emoji
+    doc = make_doc(["I", "\u2764\ufe0f\U0001F600", "Berlin", "today"], [])
+    result = make_result([doc], [suspect(0, 2, 3, "LOC", 0.8)])
+    open_page(browser, write_page(tmp_path / "review.html", [doc], result))
+    assert suspect_shown(browser) == ("Berlin", "LOC?")
+    press(browser, "a")
+    (line,) = exported(browser, tmp_path / "downloads")
+    assert [token["text"] for token in line["tokens"]] == ["I", "\u2764\ufe0f\U0001F600", "Berlin", "today"]
+    assert line["spans"][0]["start"] == doc[2].idx

@@ -1,5 +1,8 @@
 // The review page of spacy-imbalance audit: one suspect at a time, decided
 // from the keyboard, kept in localStorage, exported as Prodigy-style JSONL.
+// Served by `spacy-imbalance review` (over HTTP), it also sends its state to the
+// server a moment after each change, which writes it next to the page: browsers do
+// not promise to keep a file: page's localStorage.
 // Every action changes one suspect's entry and redraws only the card (the
 // suspect and a few dozen tokens around it), so a keypress costs the same
 // with 50 suspects or 5,000.
@@ -34,6 +37,24 @@
   let history = [];  // {index, before: entry or undefined, cursor}
   const counts = { accept: 0, reject: 0, ignore: 0 };
   let storageError = null;
+  const SERVED = /^https?:$/.test(location.protocol);  // by `spacy-imbalance review`, not opened as a file
+  const DECISIONS_URL = "/decisions/" + data.key;
+  let serverError = null;
+  const SEND_DELAY = 300;  // ms: one request per pause in the typing, not per keypress
+  let sending = false;  // one request at a time
+  let timer = null;
+
+  // spaCy's offsets count code points; JavaScript strings count UTF-16 units,
+  // two for an emoji: text is cut through an array of code points per document
+  const codePoints = new Map();
+  function cut(doc, start, end) {
+    let chars = codePoints.get(doc);
+    if (chars === undefined) {
+      chars = Array.from(doc.text);
+      codePoints.set(doc, chars);
+    }
+    return chars.slice(start, end).join("");
+  }
 
   function original(index) {
     const s = suspects[index];
@@ -51,17 +72,45 @@
 
   // --- storage: compact rows [index, answer code or "", label, start, end] ---
 
-  function save() {
+  function state() {
     const rows = [];
     for (const [index, e] of entries) rows.push([index, e.answer ? CODES[e.answer] : "", e.label, e.start, e.end]);
     const steps = history.map((h) => [h.index, h.cursor, h.before ? [h.before.answer ? CODES[h.before.answer] : "", h.before.label, h.before.start, h.before.end] : null]);
+    // time: of the last change, so the newer of the server's and the browser's copies is read
+    return { format: FORMAT, cursor: cursor, rows: rows, history: steps, time: Date.now() };
+  }
+
+  function save() {
+    const stored = state();
     try {
-      localStorage.setItem(STORAGE_KEY, JSON.stringify({ format: FORMAT, cursor: cursor, rows: rows, history: steps }));
+      localStorage.setItem(STORAGE_KEY, JSON.stringify(stored));
       storageError = null;
     } catch (err) {
       // a full or disabled storage must not stop the review: say so, and keep going
       storageError = err;
     }
+    if (SERVED && timer === null) timer = setTimeout(send, SEND_DELAY);
+  }
+
+  // the state and the JSONL as they are now, one request at a time; a change
+  // made while one is on its way schedules the next
+  function send() {
+    timer = null;
+    if (sending) {
+      timer = setTimeout(send, SEND_DELAY);
+      return;
+    }
+    sending = true;
+    const body = JSON.stringify({ state: state() });
+    fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: body })
+      .then((response) => (response.ok ? null : response.text().then((text) => new Error(response.status + " " + text))))
+      .catch((err) => err)
+      .then((err) => {
+        const changed = (err === null) !== (serverError === null);
+        serverError = err;
+        sending = false;
+        if (changed) render(err ? "" : "Decisions saved by the review server again.");
+      });
   }
 
   function validEntry(index, code, label, start, end) {
@@ -73,13 +122,26 @@
     return { answer: answer, label: label, start: start, end: end };
   }
 
-  function load() {
-    let stored;
+  function fromBrowser() {
     try {
-      stored = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null");
+      return JSON.parse(localStorage.getItem(STORAGE_KEY) || "null");
     } catch (err) {
-      stored = null;
+      return null;
     }
+  }
+
+  // the server's copy is on disk; the browser's may hold the last changes
+  // before a reload that the server had not received yet: the newer one wins
+  function fromServer() {
+    return fetch(DECISIONS_URL, { cache: "no-store" })
+      .then((response) => (response.ok ? response.json() : null))
+      .catch((err) => {
+        serverError = err;
+        return null;
+      });
+  }
+
+  function load(stored) {
     if (!stored || stored.format !== FORMAT) return;
     for (const row of stored.rows || []) {
       const entry = Array.isArray(row) ? validEntry(...row) : null;
@@ -180,7 +242,7 @@
 
   function spanText(index, entry) {
     const doc = data.docs[suspects[index].doc];
-    return doc.text.slice(doc.tokens[entry.start][0], doc.tokens[entry.end - 1][1]);
+    return cut(doc, doc.tokens[entry.start][0], doc.tokens[entry.end - 1][1]);
   }
 
   function describe(index, entry) {
@@ -219,7 +281,7 @@
       const group = owner[t - from];
       let u = t + 1;
       while (u < to && owner[u - from] === group) u++;
-      const text = doc.text.slice(tokens[t][0], tokens[u - 1][1]);
+      const text = cut(doc, tokens[t][0], tokens[u - 1][1]);
       if (group) {
         const node = mark(text, group.suspect ? "suspect" : "ent", labels[group.label] + (group.suspect ? "?" : ""));
         if (group.suspect) node.setAttribute("aria-label", "suspect: " + text + ", " + labels[group.label]);
@@ -227,7 +289,7 @@
       } else {
         fragment.append(text);
       }
-      if (u < to) fragment.append(doc.text.slice(tokens[u - 1][1], tokens[u][0]));
+      if (u < to) fragment.append(cut(doc, tokens[u - 1][1], tokens[u][0]));
       t = u;
     }
     if (to < tokens.length) fragment.append(" \u2026");
@@ -284,8 +346,13 @@
       drawControls(cursor, null);
     }
     drawProgress();
-    ui.status.classList.toggle("warning", storageError !== null);
-    ui.status.textContent = storageError ? "Decisions are not being saved in this browser (" + storageError.name + "); export them before closing the page." : message;
+    const problem = SERVED && serverError
+      ? "Decisions are not reaching the review server (" + serverError.message + "); export them before closing the page."
+      : !SERVED && storageError
+        ? "Decisions are not being saved in this browser (" + storageError.name + "); export them before closing the page."
+        : null;
+    ui.status.classList.toggle("warning", problem !== null);
+    ui.status.textContent = problem || message;
   }
 
   // --- export: Prodigy's binary-annotation format, one line per decided suspect ---
@@ -293,7 +360,7 @@
   function record(index, entry) {
     const s = suspects[index];
     const doc = data.docs[s.doc];
-    const tokens = doc.tokens.map((t, id) => ({ text: doc.text.slice(t[0], t[1]), start: t[0], end: t[1], id: id, ws: t[2] === 1 }));
+    const tokens = doc.tokens.map((t, id) => ({ text: cut(doc, t[0], t[1]), start: t[0], end: t[1], id: id, ws: t[2] === 1 }));
     const span = { start: tokens[entry.start].start, end: tokens[entry.end - 1].end, token_start: entry.start, token_end: entry.end - 1, label: labels[entry.label] };
     const meta = { doc: doc.index, score: s.score };
     if (isEdited(index, entry)) {
@@ -383,9 +450,24 @@
     });
   }
 
-  load();
-  fillLabels();
-  bind();
-  render(total ? "" : "The audit found no suspects.");
-  ui.card.focus();
+  function newer(a, b) {
+    if (!a || !b) return a || b;
+    return (b.time || 0) > (a.time || 0) ? b : a;
+  }
+
+  function start(stored) {
+    const chosen = newer(stored, fromBrowser());
+    load(chosen);
+    // changes the server missed (the page closed within SEND_DELAY of them) go to it now
+    if (SERVED && chosen && chosen !== stored) timer = setTimeout(send, 0);
+    fillLabels();
+    bind();
+    render(total ? "" : "The audit found no suspects.");
+    ui.card.focus();
+    // for scripts driving the page: served, it draws only once the server has answered
+    ui.card.dataset.ready = "true";
+  }
+
+  if (SERVED) fromServer().then(start);
+  else start(null);
 })();

@@ -1,0 +1,76 @@
+"""The review page's stored state, read in Python: checked against the
+page's data and turned into the JSONL the page exports (``page.py`` has the
+line format), so that the review server writes the decisions itself and the
+page sends only its compact state.
+
+A state is ``{"format": 1, "cursor", "rows", "history", "time"}``; a row is
+``[suspect index, answer code ("a", "r", "i" or "" for edited but
+undecided), label index, start token, end token]`` (end exclusive).
+"""
+from typing import Any, Dict, List
+
+from .payload import ReviewData
+
+FORMAT = 1
+ANSWERS = {"a": "accept", "r": "reject", "i": "ignore"}
+
+
+def check_state(state: Any, data: ReviewData) -> Dict[str, Any]:
+    """``state`` when every row names a suspect, an answer, a label and a
+    token range of the suspect's document; ValueError naming the first row
+    that does not (the page never sends one: a page of another audit might)."""
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise ValueError(f"'state' must be an object with 'format': {FORMAT}")
+    rows = state.get("rows")
+    if not isinstance(rows, list):
+        raise ValueError("'state' must have a list of 'rows'")
+    seen = set()
+    for number, row in enumerate(rows, start=1):
+        problem = _row_problem(row, data)
+        if problem is None and row[0] in seen:
+            problem = f"suspect {row[0]} has a row already"
+        if problem:
+            raise ValueError(f"row {number} of 'state' ({row!r}): {problem}")
+        seen.add(row[0])
+    return state
+
+
+def _row_problem(row: Any, data: ReviewData) -> Any:
+    if not isinstance(row, list) or len(row) != 5 or not all(isinstance(v, int) and not isinstance(v, bool) for v in row[:1] + row[2:]):
+        return "not [suspect, answer, label, start, end] with integers"
+    index, code, label, start, end = row
+    if not 0 <= index < len(data["suspects"]):
+        return f"no suspect {index} (the page has {len(data['suspects'])})"
+    if code != "" and code not in ANSWERS:
+        return f"answer {code!r} is none of {sorted(ANSWERS)} or ''"
+    if not 0 <= label < len(data["labels"]):
+        return f"no label {label} (the page has {len(data['labels'])})"
+    n_tokens = len(data["docs"][data["suspects"][index]["doc"]]["tokens"])
+    if not 0 <= start < end <= n_tokens:
+        return f"tokens [{start}, {end}) are not a span of the document's {n_tokens} tokens"
+    return None
+
+
+def decision_records(data: ReviewData, state: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The decided rows of a checked ``state`` as the page exports them, in
+    review order: one line per accepted, rejected or skipped suspect."""
+    records = []
+    for index, code, label, start, end in sorted((row for row in state["rows"] if row[1]), key=lambda row: row[0]):
+        suspect = data["suspects"][index]
+        doc = data["docs"][suspect["doc"]]
+        text = doc["text"]
+        tokens = [
+            {"text": text[a:b], "start": a, "end": b, "id": i, "ws": ws == 1} for i, (a, b, ws) in enumerate(doc["tokens"])
+        ]
+        span = {
+            "start": tokens[start]["start"], "end": tokens[end - 1]["end"], "token_start": start, "token_end": end - 1,
+            "label": data["labels"][label],
+        }
+        meta: Dict[str, Any] = {"doc": doc["index"], "score": suspect["score"]}
+        if (label, start, end) != (suspect["label"], suspect["start"], suspect["end"]):
+            meta["original"] = {
+                "start": tokens[suspect["start"]]["start"], "end": tokens[suspect["end"] - 1]["end"],
+                "label": data["labels"][suspect["label"]],
+            }
+        records.append({"text": text, "tokens": tokens, "spans": [span], "answer": ANSWERS[code], "meta": meta})
+    return records

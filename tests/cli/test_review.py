@@ -1,0 +1,74 @@
+"""`spacy-imbalance review`: what it refuses before serving (the server
+itself: tests/review/test_server.py; in a browser: tests/review/test_browser.py),
+and a served page answering while the command runs."""
+import json
+import socket
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from spacy_imbalance.audit.export import review_html
+from spacy_imbalance.cli import review as review_command
+
+from ..review.conftest import make_doc, make_result, suspect
+from ._cli import _assert_failed, _invoke
+
+
+@pytest.fixture
+def audit_dir(tmp_path):
+    doc = make_doc(["Anna", "flew", "to", "Berlin"], [(0, 1, "PER")])
+    (tmp_path / "review.html").write_text(review_html([doc], make_result([doc], [suspect(0, 3, 4, "LOC", 0.9)])), encoding="utf8")
+    return tmp_path
+
+
+def test_review_refuses_a_folder_without_a_page(tmp_path):
+    _assert_failed(_invoke("review", tmp_path, "--no-browser"), str(tmp_path), "no review page there")
+
+
+def test_review_refuses_a_file_that_is_not_a_review_page(tmp_path):
+    page = tmp_path / "summary.html"
+    page.write_text("<html>a summary</html>", encoding="utf8")
+    _assert_failed(_invoke("review", page, "--no-browser"), "summary.html", "not a review page")
+
+
+@pytest.mark.parametrize("port", ["-1", "70000"])
+def test_review_refuses_a_port_out_of_range(audit_dir, port):
+    _assert_failed(_invoke("review", audit_dir, "--port", port, "--no-browser"), "--port", port)
+
+
+def test_review_refuses_a_port_in_use(audit_dir):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        _assert_failed(_invoke("review", audit_dir, "--port", port, "--no-browser"), f"--port {port}", "cannot listen")
+
+
+def test_review_serves_the_folders_page_until_stopped(audit_dir, monkeypatch):
+    servers = []
+    real_serve = review_command.serve
+
+    def serve(page, port=0):
+        servers.append(real_serve(page, port=port))
+        return servers[-1]
+
+    monkeypatch.setattr(review_command, "serve", serve)
+    thread = threading.Thread(target=_invoke, args=("review", audit_dir, "--no-browser"), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not servers and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (server,) = servers
+    body = json.dumps({"state": {"format": 1, "rows": [[0, "r", 1, 3, 4]]}}).encode("utf8")
+    with urllib.request.urlopen(server.url, timeout=10) as response:
+        assert response.read() == (audit_dir / "review.html").read_bytes()
+    request = urllib.request.Request(f"{server.url}decisions/{server.key}", data=body, method="PUT")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 204
+    (line,) = (audit_dir / f"review-{server.key}.jsonl").read_text(encoding="utf8").splitlines()
+    assert json.loads(line)["answer"] == "reject"
+    server.shutdown()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
