@@ -1,17 +1,20 @@
 import webbrowser
 from pathlib import Path
+from typing import Optional
 
 import typer
 from wasabi import msg
 
-from ..review.server import ReviewPageError, serve
+from ..review.server import ReviewPageError, ReviewServer, default_port, page_key, serve
 from ._app import app, fail
 
 
 @app.command("review")
 def review_cli(
     path: Path = typer.Argument(..., metavar="AUDIT", help="An audit's output folder (its review.html) or a review page"),
-    port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (0: any free port)"),
+    port: Optional[int] = typer.Option(
+        None, "--port", help="Port on 127.0.0.1 (default: one derived from the page, the same every time; 0: any free port)"
+    ),
     browser: bool = typer.Option(True, "--browser/--no-browser", help="Open the page in the default browser"),
 ) -> None:
     """Serve an audit's review page on this machine and save every decision
@@ -20,14 +23,13 @@ def review_cli(
     page = path / "review.html" if path.is_dir() else path
     if not page.is_file():
         fail(f"{path}: no review page there (an audit writes review.html into its output folder)")
-    if not 0 <= port <= 65535:
+    if port is not None and not 0 <= port <= 65535:
         fail(f"--port must be 0 (any free port) or 1-65535, got {port}")
     try:
-        server = serve(page, port=port)
+        key = page_key(page)
     except ReviewPageError as err:
         fail(str(err))
-    except OSError as err:
-        fail(f"--port {port}: cannot listen there ({err.strerror or err})")
+    server = _listen(page, default_port(key) if port is None else port, chosen=port is not None)
     msg.good(f"Reviewing {page} at {server.url}")
     msg.text(f"Decisions are saved to {server.jsonl_path} as you go. Ctrl+C stops the server.")
     if browser:
@@ -37,6 +39,25 @@ def review_cli(
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
-    msg.info(f"Stopped after {server.saves:,} saves; the decisions are in {server.jsonl_path}" if server.jsonl_path.is_file()
-             else "Stopped; no decision was made")
+        server.server_close()  # waits for a save in progress
+    jsonl = server.jsonl_path
+    if jsonl.is_file() and jsonl.stat().st_size:
+        msg.info(f"Stopped after {server.saves:,} saves; the decisions are in {jsonl}")
+    else:
+        msg.info("Stopped; no decision is kept (none made, or all undone)")
+
+
+def _listen(page: Path, port: int, chosen: bool) -> ReviewServer:
+    try:
+        return serve(page, port=port)
+    except OSError as err:
+        if chosen:
+            fail(f"--port {port}: cannot listen there ({err.strerror or err})")
+        msg.warn(
+            f"The page's own port {port} is in use ({err.strerror or err}): serving on another one. The decisions on disk "
+            "are read either way; those the browser kept under the usual port stay with it."
+        )
+    try:
+        return serve(page, port=0)
+    except OSError as err:
+        fail(f"no port to listen on at 127.0.0.1 ({err.strerror or err})")

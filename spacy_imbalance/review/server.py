@@ -21,10 +21,12 @@ import json
 import os
 import re
 import tempfile
+import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
+from urllib.parse import urlsplit
 
 from .payload import ReviewData
 from .state import check_state, decision_records
@@ -91,14 +93,21 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 class ReviewServer(ThreadingHTTPServer):
-    daemon_threads = True
+    # a save in progress finishes before the server closes (Ctrl+C)
+    daemon_threads = False
+    block_on_close = True
+    # a port in use is refused, not shared (Windows lets a reused address bind twice)
+    allow_reuse_address = False
 
     def __init__(self, page: Path, host: str = "127.0.0.1", port: int = 0):
         self.page = page
         self.data = page_data(page)
         self.key = self.data["key"]
+        # read once: an audit re-run into the folder while this runs does not change what is served
+        self.page_bytes = page.read_bytes()
         self.state_path, self.jsonl_path = state_paths(page, self.key)
         self.saves = 0
+        self.lock = threading.Lock()  # one save at a time: the two files always from one request
         super().__init__((host, port), ReviewHandler)
 
     @property
@@ -106,40 +115,89 @@ class ReviewServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
 
+    def stored_time(self) -> float:
+        """The ``time`` of the state on disk (0 when there is none)."""
+        try:
+            stored = json.loads(self.state_path.read_text(encoding="utf8"))
+        except (OSError, ValueError):
+            return 0.0
+        time = stored.get("time", 0) if isinstance(stored, dict) else 0
+        return float(time) if isinstance(time, (int, float)) else 0.0
+
+    def save(self, state: Dict[str, Any], jsonl: str) -> None:
+        """Both files, the JSONL first: a state on disk never runs ahead of
+        the decisions apply-review reads. ``Stale`` when the state on disk is
+        newer (another tab, or a page that could not read it)."""
+        with self.lock:
+            time = state.get("time", 0)
+            if isinstance(time, (int, float)) and time < self.stored_time():
+                raise Stale("the decisions on disk are newer than this page's: reload the page to continue from them")
+            write_atomic(self.jsonl_path, jsonl)
+            write_atomic(self.state_path, json.dumps(state, separators=(",", ":")))
+            self.saves += 1
+
+
+class Stale(Exception):
+    """A state older than the one on disk."""
+
 
 class ReviewHandler(BaseHTTPRequestHandler):
     server: ReviewServer
+    timeout = 30  # a client that stops sending mid-body does not hold a thread forever
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # one line per keypress would bury what the command prints
 
     def do_GET(self) -> None:
-        if self.path in ("/", "/review.html", f"/{self.server.page.name}"):
-            self._send(HTTPStatus.OK, self.server.page.read_bytes(), "text/html; charset=utf-8")
-        elif self.path == self._decisions_path():
-            if self.server.state_path.is_file():
+        path = self._checked_path()
+        if path is None:
+            return
+        if path in ("/", "/review.html", f"/{self.server.page.name}"):
+            self._send(HTTPStatus.OK, self.server.page_bytes, "text/html; charset=utf-8")
+        elif path == self._decisions_path():
+            try:
                 self._send(HTTPStatus.OK, self.server.state_path.read_bytes(), "application/json")
-            else:
+            except FileNotFoundError:
                 self._error(HTTPStatus.NOT_FOUND, "no decisions saved yet")
+            except OSError as err:
+                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{self.server.state_path}: cannot be read ({err.strerror or err})")
         else:
-            self._error(HTTPStatus.NOT_FOUND, f"the review server serves its page and its decisions, not {self.path}")
+            self._error(HTTPStatus.NOT_FOUND, f"the review server serves its page and its decisions, not {path}")
 
     def do_PUT(self) -> None:
-        if self.path != self._decisions_path():
-            self._error(HTTPStatus.NOT_FOUND, f"decisions are saved at {self._decisions_path()}, not {self.path}")
+        path = self._checked_path()
+        if path is None:
+            return
+        if path != self._decisions_path():
+            self._error(HTTPStatus.NOT_FOUND, f"decisions are saved at {self._decisions_path()}, not {path}")
             return
         length = self._length()
         if length is None:
             return
         try:
             state, jsonl = decisions_jsonl(json.loads(self.rfile.read(length)), self.server.data)
-        except ValueError as err:
-            self._error(HTTPStatus.BAD_REQUEST, str(err))
+        except (ValueError, RecursionError) as err:
+            self._error(HTTPStatus.BAD_REQUEST, str(err) if isinstance(err, ValueError) else "the body nests too deeply")
             return
-        write_atomic(self.server.state_path, json.dumps(state, separators=(",", ":")))
-        write_atomic(self.server.jsonl_path, jsonl)
-        self.server.saves += 1
+        try:
+            self.server.save(state, jsonl)
+        except Stale as err:
+            self._error(HTTPStatus.CONFLICT, str(err))
+            return
+        except OSError as err:
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{err.filename or self.server.page.parent}: cannot be written ({err.strerror or err})")
+            return
         self._send(HTTPStatus.NO_CONTENT, b"", None)
+
+    def _checked_path(self) -> Optional[str]:
+        """The request's path without its query, or None (answered 403) when
+        the Host header is not this server's: a web page cannot reach the
+        server through a DNS name it controls (DNS rebinding)."""
+        port = self.server.server_address[1]
+        if self.headers.get("Host") not in {f"127.0.0.1:{port}", f"localhost:{port}"}:
+            self._error(HTTPStatus.FORBIDDEN, f"the review server answers requests for 127.0.0.1:{port} only")
+            return None
+        return urlsplit(self.path).path
 
     def _decisions_path(self) -> str:
         return f"/decisions/{self.server.key}"
@@ -150,8 +208,11 @@ class ReviewHandler(BaseHTTPRequestHandler):
         except ValueError:
             self._error(HTTPStatus.LENGTH_REQUIRED, "a Content-Length header is needed")
             return None
-        if not 0 < length <= MAX_BODY:
-            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a body of 1 to {MAX_BODY:,} bytes is accepted, got {length:,}")
+        if length <= 0:
+            self._error(HTTPStatus.BAD_REQUEST, "the body is empty: it must hold the page's state")
+            return None
+        if length > MAX_BODY:
+            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a body of at most {MAX_BODY:,} bytes is accepted, got {length:,}")
             return None
         return length
 
@@ -168,6 +229,13 @@ class ReviewHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if body:
             self.wfile.write(body)
+
+
+def default_port(key: str) -> int:
+    """A port from the page's key, the same every time the page is served:
+    the browser's copy of the decisions belongs to an origin (host and port),
+    so a new port each time would leave it behind."""
+    return 20000 + int(key, 16) % 20000
 
 
 def serve(page: Path, host: str = "127.0.0.1", port: int = 0) -> ReviewServer:

@@ -19,7 +19,8 @@ def check_state(state: Any, data: ReviewData) -> Dict[str, Any]:
     """``state`` when every row names a suspect, an answer, a label and a
     token range of the suspect's document; ValueError naming the first row
     that does not (the page never sends one: a page of another audit might)."""
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
+    # type(...) is int: JSON's true equals 1 in Python, and the page refuses it
+    if not isinstance(state, dict) or type(state.get("format")) is not int or state["format"] != FORMAT:
         raise ValueError(f"'state' must be an object with 'format': {FORMAT}")
     rows = state.get("rows")
     if not isinstance(rows, list):
@@ -41,7 +42,7 @@ def _row_problem(row: Any, data: ReviewData) -> Any:
     index, code, label, start, end = row
     if not 0 <= index < len(data["suspects"]):
         return f"no suspect {index} (the page has {len(data['suspects'])})"
-    if code != "" and code not in ANSWERS:
+    if not isinstance(code, str) or (code != "" and code not in ANSWERS):
         return f"answer {code!r} is none of {sorted(ANSWERS)} or ''"
     if not 0 <= label < len(data["labels"]):
         return f"no label {label} (the page has {len(data['labels'])})"
@@ -66,7 +67,7 @@ def decision_records(data: ReviewData, state: Dict[str, Any]) -> List[Dict[str, 
             "start": tokens[start]["start"], "end": tokens[end - 1]["end"], "token_start": start, "token_end": end - 1,
             "label": data["labels"][label],
         }
-        meta: Dict[str, Any] = {"doc": doc["index"], "score": suspect["score"]}
+        meta: Dict[str, Any] = {"doc": doc["index"], "score": _as_javascript(suspect["score"])}
         if (label, start, end) != (suspect["label"], suspect["start"], suspect["end"]):
             meta["original"] = {
                 "start": tokens[suspect["start"]]["start"], "end": tokens[suspect["end"] - 1]["end"],
@@ -74,3 +75,9 @@ def decision_records(data: ReviewData, state: Dict[str, Any]) -> List[Dict[str, 
             }
         records.append({"text": text, "tokens": tokens, "spans": [span], "answer": ANSWERS[code], "meta": meta})
     return records
+
+
+def _as_javascript(number: float) -> Any:
+    """``number`` as JavaScript's JSON.stringify writes it: 1 for 1.0, so
+    the server's file is byte for byte the page's export."""
+    return int(number) if float(number).is_integer() else number

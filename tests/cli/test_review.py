@@ -55,7 +55,8 @@ def test_review_serves_the_folders_page_until_stopped(audit_dir, monkeypatch):
         return servers[-1]
 
     monkeypatch.setattr(review_command, "serve", serve)
-    thread = threading.Thread(target=_invoke, args=("review", audit_dir, "--no-browser"), daemon=True)
+    results = []
+    thread = threading.Thread(target=lambda: results.append(_invoke("review", audit_dir, "--no-browser", "--port", 0)), daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not servers and time.monotonic() < deadline:
@@ -72,3 +73,22 @@ def test_review_serves_the_folders_page_until_stopped(audit_dir, monkeypatch):
     server.shutdown()
     thread.join(timeout=10)
     assert not thread.is_alive()
+    (result,) = results
+    assert result.exit_code == 0, result.output
+    assert "Stopped after 1 saves" in result.output
+
+
+def test_review_port_comes_from_the_page_and_moves_when_taken(audit_dir, monkeypatch):
+    from spacy_imbalance.review.server import default_port, page_key
+
+    port = default_port(page_key(audit_dir / "review.html"))
+    assert 20000 <= port < 40000 and port == default_port(page_key(audit_dir / "review.html"))
+    listening = []
+    monkeypatch.setattr(review_command.ReviewServer, "serve_forever", lambda self: listening.append(self.server_address[1]))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        result = _invoke("review", audit_dir, "--no-browser")
+    assert result.exit_code == 0, result.output
+    assert f"port {port} is in use" in " ".join(result.output.split()) and listening and listening[0] != port
+    assert "no decision is kept" in result.output

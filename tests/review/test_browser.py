@@ -80,21 +80,20 @@ def served(path: Path, docs, result) -> Iterator[ReviewServer]:
         server.server_close()
 
 
-def saved_lines(server: ReviewServer, n: int) -> List[Dict[str, Any]]:
-    """The decisions the server wrote, once it holds ``n`` of them (the page
-    sends its state a moment after the last change)."""
+def saved_text(browser, server: ReviewServer) -> str:
+    """The JSONL the server wrote, once the page says every change reached it
+    (it sends its state a moment after the last change)."""
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if server.jsonl_path.is_file():
-            lines = [json.loads(line) for line in server.jsonl_path.read_text(encoding="utf8").splitlines()]
-            if len(lines) == n:
-                return lines
+    while browser.execute_script("return document.getElementById('review-card').dataset.saved") != "true":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page still has unsaved changes after 10 s: {text_of(browser, 'review-status')!r}")
         time.sleep(0.05)
-    raise AssertionError(f"the server did not get {n} decisions within 10 s")
+    return server.jsonl_path.read_text(encoding="utf8")
 
 
-def exported(browser, downloads: Path) -> List[Dict[str, Any]]:
-    """Export (Shift+E) and read the file the browser downloads."""
+def exported(browser, downloads: Path, raw: bool = False) -> Any:
+    """Export (Shift+E) and read the file the browser downloads (its lines,
+    or its text with ``raw``)."""
     press(browser, (Keys.SHIFT, "E"))
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -102,7 +101,7 @@ def exported(browser, downloads: Path) -> List[Dict[str, Any]]:
         if done and not list(downloads.glob("*.crdownload")):
             text = done[0].read_text(encoding="utf8")
             assert text.endswith("\n")
-            return [json.loads(line) for line in text.splitlines()]
+            return text if raw else [json.loads(line) for line in text.splitlines()]
         time.sleep(0.05)
     raise AssertionError(f"no export downloaded into {downloads}: {list(downloads.iterdir())}")
 
@@ -174,15 +173,16 @@ def check_review(browser, docs, result, server: ReviewServer, tmp_path: Path) ->
     assert suspect_shown(browser) == ("Monday", "LOC?")
 
     # the browser's storage gone (another browser, a cleared profile): the server's copy on disk brings it all back
-    on_disk = saved_lines(server, 6)
+    on_disk = saved_text(browser, server)
     browser.execute_script("localStorage.clear()")
     open_page(browser, server.url)
     assert text_of(browser, "review-counts") == "6 of 7 (4 accepted, 1 rejected, 1 skipped)"
     assert suspect_shown(browser) == ("Monday", "LOC?")
     assert text_of(browser, "review-status") == ""  # no warning: the server has every decision
 
-    lines = exported(browser, tmp_path / "downloads")
-    assert on_disk == lines  # what apply-review reads from the audit folder is the export
+    text = exported(browser, tmp_path / "downloads", raw=True)
+    assert on_disk == text  # what apply-review reads from the audit folder is the export, byte for byte
+    lines = [json.loads(line) for line in text.splitlines()]
     records = {r["meta"]["doc"]: r for r in jsonl_records(docs, result)}
     anna, nations, acme = records[0], records[1], records[2]
     assert lines == [
@@ -256,7 +256,7 @@ def test_review_stays_fast_with_5000_suspects(browser, tmp_path):
         assert text_of(browser, "review-counts") == f"5000 of 5000 ({rounds} accepted, {rest} rejected, {rounds} skipped)"
         assert text_of(browser, "review-status") == ""  # no storage warning
         # the server got them all too, as the export has them
-        assert len(saved_lines(server, 5000)) == 5000
+        assert len(saved_text(browser, server).splitlines()) == 5000
 
 
 def test_review_as_a_file_decides_and_exports(browser, small_corpus, tmp_path):

@@ -31,9 +31,11 @@ def served(small_corpus, tmp_path):
     server.server_close()
 
 
-def request(server, path, body=None, method=None, raw=None):
+def request(server, path, body=None, method=None, raw=None, host=None):
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode("utf8"))
     req = urllib.request.Request(server.url.rstrip("/") + path, data=data, method=method or ("PUT" if data is not None else "GET"))
+    if host is not None:
+        req.add_header("Host", host)
     try:
         with urllib.request.urlopen(req, timeout=10) as response:
             return response.status, response.read()
@@ -70,6 +72,8 @@ def test_server_serves_its_page_and_keeps_decisions_on_disk(served):
     [
         ({"state": STATE, "jsonl": ""}, "the one key 'state'"),
         ({"state": {**STATE, "format": 2}}, "'format': 1"),
+        ({"state": {**STATE, "format": True}}, "'format': 1"),
+        ({"state": {**STATE, "rows": [[0, [], 1, 4, 5]]}}, "answer []"),
         ({"state": {**STATE, "rows": {}}}, "a list of 'rows'"),
         ({"state": {**STATE, "rows": [[0, "a", 1, 4]]}}, "row 1 of 'state'"),
         ({"state": {**STATE, "rows": [[0, "a", 1, 4, 5], [99, "a", 1, 4, 5]]}}, "row 2 of 'state' ([99, 'a', 1, 4, 5]): no suspect 99 (the page has 7)"),
@@ -89,13 +93,39 @@ def test_server_refuses_other_paths_keys_and_bodies(served, tmp_path):
     (tmp_path / "secret.txt").write_text("not for the browser", encoding="utf8")
     # nothing else of the folder is served
     assert request(served, "/secret.txt")[0] == 404
-    assert request(served, "/../secret.txt")[0] == 404
     # another page's key: refused, nothing written
     status, text = request(served, "/decisions/0123456789abcdef", {"state": STATE})
     assert status == 404 and served.key in json.loads(text)["error"]
     assert request(served, f"/decisions/{served.key}", raw=b"not json")[0] == 400
-    assert request(served, f"/decisions/{served.key}", raw=b"")[0] == 413
+    assert request(served, f"/decisions/{served.key}", raw=b"")[0] == 400
+    assert request(served, f"/decisions/{served.key}", raw=b"[" * 100000 + b"]" * 100000)[0] == 400
+    # a web page reaching the server through a DNS name it controls (rebinding) is refused
+    status, text = request(served, "/", host="attacker.example:80")
+    assert status == 403 and "127.0.0.1" in json.loads(text)["error"]
     assert not served.state_path.exists()
+    # a query string is not part of the path
+    assert request(served, "/?from=bookmark")[0] == 200
+
+
+def test_server_refuses_a_state_older_than_the_one_on_disk(served):
+    decisions = f"/decisions/{served.key}"
+    assert request(served, decisions, {"state": {**STATE, "time": 200}})[0] == 204
+    # another tab, or a page that could not read the saved state, must not write over newer decisions
+    status, text = request(served, decisions, {"state": {**STATE, "rows": [], "time": 100}})
+    assert status == 409 and "reload the page" in json.loads(text)["error"]
+    assert json.loads(request(served, decisions)[1])["time"] == 200 and served.saves == 1
+
+
+def test_server_says_what_it_could_not_write(served, monkeypatch):
+    from spacy_imbalance.review import server as server_module
+
+    def full(path, text):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(server_module, "write_atomic", full)
+    status, text = request(served, f"/decisions/{served.key}", {"state": STATE})
+    assert status == 500 and "No space left on device" in json.loads(text)["error"]
+    assert served.jsonl_path.name in json.loads(text)["error"]
 
 
 def test_pages_of_two_audits_in_one_folder_keep_their_decisions_apart(small_corpus, tmp_path):

@@ -29,3 +29,14 @@ def test_decision_records_keep_review_order_and_skip_undecided_rows():
         ("Bob at Acme", "ignore", "ORG"), ("Bob at Acme", "reject", "PER"),
     ]
     assert records[0]["meta"] == {"doc": 1, "score": 0.9} and records[1]["spans"][0]["token_end"] == 0
+
+
+def test_decision_records_write_scores_as_javascript_does():
+    # JSON.stringify writes 1, not 1.0: the server's file is the page's export byte for byte
+    import json
+
+    doc = make_doc(["Anna", "in", "Paris"], [])
+    data = review_data([doc], [suspect(0, 2, 3, "LOC", 1.0), suspect(0, 0, 1, "PER", 0.25)], ["LOC", "PER"])
+    records = decision_records(data, check_state({"format": 1, "rows": [[0, "a", 0, 2, 3], [1, "r", 1, 0, 1]]}, data))
+    assert ['"score":1}' in json.dumps(r["meta"], separators=(",", ":")) for r in records] == [True, False]
+    assert records[1]["meta"]["score"] == 0.25

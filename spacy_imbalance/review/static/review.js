@@ -41,8 +41,13 @@
   const DECISIONS_URL = "/decisions/" + data.key;
   let serverError = null;
   const SEND_DELAY = 300;  // ms: one request per pause in the typing, not per keypress
+  const RETRY_DELAY = 2000;  // ms: after a failed save, the same state again until it lands
   let sending = false;  // one request at a time
   let timer = null;
+  // false until the server's copy was read (or found missing): a page that could
+  // not read it must not write over it
+  let mayWrite = false;
+  let lastChange = 0;
 
   // spaCy's offsets count code points; JavaScript strings count UTF-16 units,
   // two for an emoji: text is cut through an array of code points per document
@@ -76,11 +81,13 @@
     const rows = [];
     for (const [index, e] of entries) rows.push([index, e.answer ? CODES[e.answer] : "", e.label, e.start, e.end]);
     const steps = history.map((h) => [h.index, h.cursor, h.before ? [h.before.answer ? CODES[h.before.answer] : "", h.before.label, h.before.start, h.before.end] : null]);
-    // time: of the last change, so the newer of the server's and the browser's copies is read
-    return { format: FORMAT, cursor: cursor, rows: rows, history: steps, time: Date.now() };
+    // time: of the last change, so the newer of the server's and the browser's copies is read,
+    // and the server refuses a state older than its own
+    return { format: FORMAT, cursor: cursor, rows: rows, history: steps, time: lastChange };
   }
 
   function save() {
+    lastChange = Date.now();
     const stored = state();
     try {
       localStorage.setItem(STORAGE_KEY, JSON.stringify(stored));
@@ -90,27 +97,45 @@
       storageError = err;
     }
     if (SERVED && timer === null) timer = setTimeout(send, SEND_DELAY);
+    markSaved();
   }
 
-  // the state and the JSONL as they are now, one request at a time; a change
-  // made while one is on its way schedules the next
+  // the state as it is now, one request at a time; a change made while one is
+  // on its way schedules the next, a failure retries
   function send() {
     timer = null;
+    if (!mayWrite) return;
     if (sending) {
       timer = setTimeout(send, SEND_DELAY);
       return;
     }
     sending = true;
-    const body = JSON.stringify({ state: state() });
-    fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: body })
-      .then((response) => (response.ok ? null : response.text().then((text) => new Error(response.status + " " + text))))
+    markSaved();
+    fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ state: state() }) })
+      .then((response) => (response.ok ? null : response.json().then((body) => new Error(body.error), () => new Error("HTTP " + response.status))))
       .catch((err) => err)
       .then((err) => {
         const changed = (err === null) !== (serverError === null);
         serverError = err;
         sending = false;
+        if (err && timer === null) timer = setTimeout(send, RETRY_DELAY);
+        markSaved();
         if (changed) render(err ? "" : "Decisions saved by the review server again.");
       });
+  }
+
+  // for scripts driving the page, and for pagehide: is everything on disk?
+  function markSaved() {
+    if (SERVED) ui.card.dataset.saved = String(!sending && timer === null && serverError === null);
+  }
+
+  // closing the tab within SEND_DELAY of a change: send it on the way out
+  function flush() {
+    if (!SERVED || !mayWrite || timer === null) return;
+    clearTimeout(timer);
+    timer = null;
+    fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ state: state() }), keepalive: true })
+      .catch(() => null);  // the browser's copy still has it
   }
 
   function validEntry(index, code, label, start, end) {
@@ -134,15 +159,24 @@
   // before a reload that the server had not received yet: the newer one wins
   function fromServer() {
     return fetch(DECISIONS_URL, { cache: "no-store" })
-      .then((response) => (response.ok ? response.json() : null))
+      .then((response) => {
+        if (response.ok) return response.json();
+        if (response.status === 404) return null;  // nothing saved yet
+        throw new Error("HTTP " + response.status);
+      })
+      .then((stored) => {
+        mayWrite = true;
+        return stored;
+      })
       .catch((err) => {
-        serverError = err;
+        serverError = new Error("could not read the saved decisions (" + err.message + "); reload the page to try again");
         return null;
       });
   }
 
   function load(stored) {
     if (!stored || stored.format !== FORMAT) return;
+    if (typeof stored.time === "number") lastChange = stored.time;
     for (const row of stored.rows || []) {
       const entry = Array.isArray(row) ? validEntry(...row) : null;
       if (entry) entries.set(row[0], entry);
@@ -347,7 +381,7 @@
     }
     drawProgress();
     const problem = SERVED && serverError
-      ? "Decisions are not reaching the review server (" + serverError.message + "); export them before closing the page."
+      ? "Review server: " + serverError.message + ". Export the decisions (Shift+E) before closing the page."
       : !SERVED && storageError
         ? "Decisions are not being saved in this browser (" + storageError.name + "); export them before closing the page."
         : null;
@@ -439,6 +473,7 @@
     for (const [id, name] of Object.entries(clicks)) $(id).addEventListener("click", ACTIONS[name]);
     ui.label.addEventListener("change", () => setLabel(Number(ui.label.value)));
     document.addEventListener("keydown", onKey);
+    window.addEventListener("pagehide", flush);
   }
 
   function fillLabels() {
@@ -466,6 +501,7 @@
     ui.card.focus();
     // for scripts driving the page: served, it draws only once the server has answered
     ui.card.dataset.ready = "true";
+    markSaved();
   }
 
   if (SERVED) fromServer().then(start);
