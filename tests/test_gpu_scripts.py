@@ -110,3 +110,14 @@ def test_reload_check_reads_the_allocator_a_config_interpolates(tmp_path):
     assert "gpu_allocator = ${system.gpu_allocator}" in config
     (tmp_path / "config.cfg").write_text(config, encoding="utf8")
     assert reload_check.saved_allocator(tmp_path) == "pytorch"
+
+
+def test_reload_check_records_where_it_ran_when_every_model_fails(tmp_path, monkeypatch):
+    # the H200's first reload check failed on every model and its record said nowhere where it ran
+    monkeypatch.setattr(reload_check, "ROOT", tmp_path)
+    reload_check.main([tmp_path / "missing"], corpus="wnut17", gpu_id=-1, name="reload", child_device=-2, reload=False)
+    record = json.loads((tmp_path / "metrics" / "wnut17" / "reload.json").read_text(encoding="utf8"))
+    assert record["provenance"]["device"] == "cpu" and "cpu_cores" in record["provenance"]
+    (result,) = record["models"].values()
+    assert "no pipeline at" in result["error"]
+    assert "error: no pipeline at" in (tmp_path / "metrics" / "wnut17" / "reload.md").read_text(encoding="utf8")

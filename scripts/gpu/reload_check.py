@@ -10,8 +10,9 @@ For each model folder, one child process per device predicts the test split
   are not bit-identical (CuPy's kernels, atomics in ``scatter_add``), so this
   records how many predicted spans agree, not equality.
 
-Writes metrics/<corpus>/<name>.json and .md, with the provenance of both
-sides (the GPU's name, driver, CUDA, CuPy and torch).
+Writes metrics/<corpus>/<name>.json (``provenance`` of the machine, and per
+model its result or error with the provenance of both sides: the GPU's name,
+driver, CUDA, CuPy and torch) and .md.
 
     python scripts/gpu/reload_check.py training/wnut17/transformer/ner-s0/model-best --name reload_check_transformer
 """
@@ -123,7 +124,11 @@ def main(
         results: Dict[str, Any] = dict(zip(map(str, models), pool.map(check, models)))
     out = ROOT / "metrics" / corpus / name
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf8")
+    # where it ran, also when every model failed (a failure is a result too)
+    from spacy_imbalance.sweeps import run_provenance
+
+    record = {"provenance": run_provenance(gpu_id, ROOT), "models": results}
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf8")
     lines = [
         f"Trained pipelines predicting corpus/{corpus}/test.spacy on GPU {gpu_id}, again after nlp.to_disk and a reload there, "
         "and on the CPU (agreement: F1 of the CPU's predicted spans against the GPU's).",
