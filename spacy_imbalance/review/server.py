@@ -18,9 +18,7 @@ only, serves the page and nothing else of the folder, and accepts state for
 its own page's key alone.
 """
 import json
-import os
 import re
-import tempfile
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import urlsplit
 
+from ..corpus.docs_io import write_text_atomic
 from .payload import ReviewData
 from .state import check_state, decision_records
 
@@ -79,19 +78,6 @@ def decisions_jsonl(body: Any, data: ReviewData) -> Tuple[Dict[str, Any], str]:
     return state, "".join(lines)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it: a
-    crash mid-write leaves the previous version, never half a file."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 class ReviewServer(ThreadingHTTPServer):
     # a save in progress finishes before the server closes (Ctrl+C)
     daemon_threads = False
@@ -132,8 +118,8 @@ class ReviewServer(ThreadingHTTPServer):
             time = state.get("time", 0)
             if isinstance(time, (int, float)) and time < self.stored_time():
                 raise Stale("the decisions on disk are newer than this page's: reload the page to continue from them")
-            write_atomic(self.jsonl_path, jsonl)
-            write_atomic(self.state_path, json.dumps(state, separators=(",", ":")))
+            write_text_atomic(self.jsonl_path, jsonl)
+            write_text_atomic(self.state_path, json.dumps(state, separators=(",", ":")))
             self.saves += 1
 
 
@@ -186,6 +172,9 @@ class ReviewHandler(BaseHTTPRequestHandler):
             return
         except OSError as err:
             self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{err.filename or self.server.page.parent}: cannot be written ({err.strerror or err})")
+            return
+        except ValueError as err:  # write_text_atomic: the target is a folder, a pipe or a device
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, str(err))
             return
         self._send(HTTPStatus.NO_CONTENT, b"", None)
 

@@ -56,13 +56,16 @@ def decision_records(data: ReviewData, state: Dict[str, Any]) -> List[Dict[str, 
     """The decided rows of a checked ``state`` as the page exports them, in
     review order: one line per accepted, rejected or skipped suspect."""
     records = []
+    token_lists: Dict[int, List[Dict[str, Any]]] = {}  # per document: one built for its five suspects, not five
     for index, code, label, start, end in sorted((row for row in state["rows"] if row[1]), key=lambda row: row[0]):
         suspect = data["suspects"][index]
         doc = data["docs"][suspect["doc"]]
         text = doc["text"]
-        tokens = [
-            {"text": text[a:b], "start": a, "end": b, "id": i, "ws": ws == 1} for i, (a, b, ws) in enumerate(doc["tokens"])
-        ]
+        if suspect["doc"] not in token_lists:
+            token_lists[suspect["doc"]] = [
+                {"text": text[a:b], "start": a, "end": b, "id": i, "ws": ws == 1} for i, (a, b, ws) in enumerate(doc["tokens"])
+            ]
+        tokens = token_lists[suspect["doc"]]
         span = {
             "start": tokens[start]["start"], "end": tokens[end - 1]["end"], "token_start": start, "token_end": end - 1,
             "label": data["labels"][label],

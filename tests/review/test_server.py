@@ -122,7 +122,7 @@ def test_server_says_what_it_could_not_write(served, monkeypatch):
     def full(path, text):
         raise OSError(28, "No space left on device", str(path))
 
-    monkeypatch.setattr(server_module, "write_atomic", full)
+    monkeypatch.setattr(server_module, "write_text_atomic", full)
     status, text = request(served, f"/decisions/{served.key}", {"state": STATE})
     assert status == 500 and "No space left on device" in json.loads(text)["error"]
     assert served.jsonl_path.name in json.loads(text)["error"]

@@ -111,7 +111,7 @@
     }
     sending = true;
     markSaved();
-    fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ state: state() }) })
+    put(false)
       .then((response) => (response.ok ? null : response.json().then((body) => new Error(body.error), () => new Error("HTTP " + response.status))))
       .catch((err) => err)
       .then((err) => {
@@ -134,8 +134,12 @@
     if (!SERVED || !mayWrite || timer === null) return;
     clearTimeout(timer);
     timer = null;
-    fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ state: state() }), keepalive: true })
-      .catch(() => null);  // the browser's copy still has it
+    put(true).catch(() => null);  // the browser's copy still has it
+  }
+
+  function put(keepalive) {
+    const body = JSON.stringify({ state: state() });
+    return fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: body, keepalive: keepalive });
   }
 
   function validEntry(index, code, label, start, end) {
