@@ -45,6 +45,7 @@ Spans a reviewer rejected, in the references' ``doc.spans[incorrect_spans_key]``
 same group through its own ``incorrect_spans_key``), are certain negatives:
 every update trains on all of them as O, besides the sampled negatives.
 """
+import logging
 import warnings
 from itertools import chain, islice
 from pathlib import Path
@@ -52,6 +53,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 from spacy.language import Language
+from spacy.strings import hash_string
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -60,9 +62,9 @@ from thinc.types import Floats1d, Floats2d, Ints1d
 
 from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores, candidate_hidden, candidate_logits
-from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enumerate_candidates
+from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, covering_width, enumerate_candidates
 from ..spans.decoding import entity_candidates, greedy_non_overlapping
-from ..spans.gold import SpanTargets, count_gold, gold_labels, span_targets
+from ..spans.gold import SpanTargets, count_gold, gold_labels, gold_widths, span_targets
 from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
 from ..spans.negatives.uniform import DEFAULT_RATE
 from ..spans.scoring import HostSpans, softmax
@@ -83,6 +85,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
 DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE}
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
 MISSAMPLING_KEY = "missampling_rate"
+logger = logging.getLogger("spacy")
 
 
 @Language.factory(
@@ -112,7 +115,7 @@ def make_sampled_spancat(
     model: Model[List[Doc], SpanScores],
     negatives: NegativeSampler,
     loss: TokenLoss,
-    max_span_width: int,
+    max_span_width: Optional[int],
     gold_key: Optional[str],
     spans_key: Optional[str],
     masked_key: Optional[str],
@@ -123,7 +126,10 @@ def make_sampled_spancat(
 ) -> "SampledSpanCategorizer":
     """negatives: the sampler (``spacy-imbalance.*_negatives.v1``). loss: any
     loss of ``spacy_imbalance.losses``, over the spans trained on (O is class 0).
-    max_span_width (int): widest candidate, in tokens, in [1, 256] (MAX_SPAN_WIDTH); 8 as in Top-Neg.
+    max_span_width (Optional[int]): widest candidate, in tokens, in [1, 256]
+        (MAX_SPAN_WIDTH); 8 as in Top-Neg. null: read from the training data at
+        initialize, the width that covers 99 % of the gold spans (at most 16),
+        logged and saved with the component.
     gold_key: gold from doc.spans[gold_key] instead of doc.ents (scored
         against the predicted doc.ents).
     spans_key: where every non-O span and its probability is written (null: nowhere).
@@ -172,7 +178,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         *,
         negatives: NegativeSampler,
         loss: TokenLoss,
-        max_span_width: int = 8,
+        max_span_width: Optional[int] = 8,
         gold_key: Optional[str] = None,
         spans_key: Optional[str] = "sc",
         masked_key: Optional[str] = "masked",
@@ -181,7 +187,8 @@ class SampledSpanCategorizer(ClassCountedPipe):
         thresholds: Optional[Dict[str, float]] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
-        check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width", high=MAX_SPAN_WIDTH)
+        if max_span_width is not None:
+            check_max_width(max_span_width, f"sampled_spancat '{name}': max_span_width", high=MAX_SPAN_WIDTH)
         if not isinstance(negatives, NegativeSampler):
             raise ValueError(
                 f"sampled_spancat '{name}': negatives must be a sampler from spacy_imbalance.spans.negatives "
@@ -211,10 +218,16 @@ class SampledSpanCategorizer(ClassCountedPipe):
         self.negatives = negatives
         self.loss = loss
         self.scorer = scorer
-        _set_max_width(model, max_span_width, name)
+        # null: the width comes from the training data at initialize
+        self._width_from_data = max_span_width is None
+        if max_span_width is not None:
+            _set_max_width(model, max_span_width, name)
         self.cfg: Dict[str, Any] = {
             "labels": [],
             "max_span_width": max_span_width,
+            "width_from_data": self._width_from_data,
+            # the seed of the sampler's stream, which also keys a draw kept per sentence
+            "sampling_seed": None,
             "gold_key": gold_key,
             "spans_key": spans_key,
             "masked_key": masked_key,
@@ -236,7 +249,13 @@ class SampledSpanCategorizer(ClassCountedPipe):
 
     @property
     def max_span_width(self) -> int:
-        return int(self.cfg["max_span_width"])
+        width = self.cfg["max_span_width"]
+        if width is None:
+            raise ValueError(
+                f"sampled_spancat '{self.name}': max_span_width = null is read from the training data at "
+                "initialize, which has not run yet (nlp.initialize, or spacy train)"
+            )
+        return int(width)
 
     @property
     def classes(self) -> List[str]:
@@ -281,7 +300,18 @@ class SampledSpanCategorizer(ClassCountedPipe):
         if not any(len(doc) for doc in docs):
             candidates = enumerate_candidates(self.model.ops, [len(doc) for doc in docs], self.max_span_width)
             return SpanScores(candidates, self.model.ops.alloc2f(0, len(self.classes)))
-        return self.model.predict(docs)
+        return self._corrected(self.model.predict(docs))
+
+    def _corrected(self, scores: SpanScores) -> SpanScores:
+        """The sampler's prior correction (``NegativeSampler.prior_shift``)
+        added to O's logit: what the decision, the written probabilities,
+        thresholds and calibration all read. Training never sees it."""
+        shift = self.negatives.prior_shift(self.model.ops, scores.candidates)
+        if shift is None:
+            return scores
+        # the model's output is a fresh array: shifted in place
+        scores.logits[:, 0] += shift
+        return scores
 
     def set_annotations(self, docs: Iterable[Doc], scores: SpanScores) -> None:
         """Greedy non-overlapping non-O spans -> ``doc.ents`` (entities the
@@ -326,7 +356,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         X = ops.flatten(tokvecs)
         candidates = enumerate_candidates(ops, lengths, self.max_span_width)
         targets = self._targets(examples, candidates)
-        negatives = self._sample(candidates, targets, X)
+        negatives = self._sample(docs, candidates, targets, X)
         self._count_missampled(targets, negatives)
         trained = [ops.xp.nonzero(targets.classes > 0)[0].astype("int32"), negatives]
         if targets.known is not None:
@@ -374,7 +404,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             X = ops.flatten(tok2vec.predict(docs))
         candidates = enumerate_candidates(ops, [len(doc) for doc in docs], self.max_span_width)
         targets = self._targets(examples, candidates)
-        return candidates, targets, self._sample(candidates, targets, X)
+        return candidates, targets, self._sample(docs, candidates, targets, X)
 
     def _targets(self, examples: Sequence[Example], candidates: Candidates) -> SpanTargets:
         label_index = {label: i for i, label in enumerate(self.labels)}
@@ -390,10 +420,12 @@ class SampledSpanCategorizer(ClassCountedPipe):
             component=self.name,
         )
 
-    def _sample(self, candidates: Candidates, targets: SpanTargets, X: Floats2d) -> Ints1d:
+    def _sample(self, docs: Sequence[Doc], candidates: Candidates, targets: SpanTargets, X: Floats2d) -> Ints1d:
         if self._generator is None:
-            self._generator = _seeded_generator(self.model.ops)
+            self._generator = self._seeded_generator()
         batch = SamplingBatch(self.model.ops, candidates, targets.classes, step=int(self.cfg["n_updates"]))
+        if self.negatives.needs_doc_keys:
+            batch = batch._replace(doc_keys=[_sentence_key(doc, self.cfg.get("sampling_seed") or 0) for doc in docs])
         if self.negatives.needs_probs and len(candidates):
             batch = batch._replace(probs=softmax(self.model.ops.xp, candidate_logits(self.model, X, candidates)))
         if self.negatives.needs_vectors and len(candidates):
@@ -459,6 +491,8 @@ class SampledSpanCategorizer(ClassCountedPipe):
         self._initialize_labels(get_examples, labels if labels is not None else gold_labels(get_examples(), gold_key))
         n_classes = len(self.classes)
         self._check_output_width(n_classes, "classes")
+        if self._width_from_data:
+            self._width_from(get_examples())
         output_layer = self.model.get_ref("output_layer")
         if not output_layer.has_dim("nO"):
             output_layer.set_dim("nO", n_classes)
@@ -477,7 +511,38 @@ class SampledSpanCategorizer(ClassCountedPipe):
         self._check_threshold_labels()
         self.cfg["n_updates"] = 0
         self.cfg["missampled"] = [0, 0]
-        self._generator = _seeded_generator(self.model.ops)
+        self.cfg["sampling_seed"] = None
+        self._generator = self._seeded_generator()
+
+    def _width_from(self, examples: Iterable[Example]) -> None:
+        """max_span_width = null: the width that covers WIDTH_COVERAGE of
+        the training set's gold spans, logged and kept in cfg (saved)."""
+        widths = gold_widths(examples, self.cfg["gold_key"], self.name)
+        width = covering_width(widths)
+        covered = sum(1 for w in widths if w <= width)
+        logger.info(
+            "sampled_spancat '%s': max_span_width = %d from the training data (covers %d of %d gold spans, %.1f %%)",
+            self.name, width, covered, len(widths), 100 * covered / max(len(widths), 1),
+        )
+        span_repr = self.model.get_ref("span_repr")
+        if span_repr.has_dim("nV") and span_repr.get_dim("nV") != width:
+            raise ValueError(
+                f"sampled_spancat '{self.name}': max_span_width = null read {width} from the training data, but "
+                f"the model was built for {span_repr.get_dim('nV')} widths (initialized before on other data); "
+                "set max_span_width to that width or start from a fresh model"
+            )
+        _set_max_width(self.model, width, self.name)
+        self.cfg["max_span_width"] = width
+
+    def _seeded_generator(self) -> Any:
+        # numpy's global state is what spacy train's fix_random_seed([training]
+        # seed) set, so the sampler's stream follows the training seed; the same
+        # seed keys the sentences of a draw kept per sentence
+        seed = self.cfg.get("sampling_seed")
+        if seed is None:
+            seed = int(numpy.random.randint(0, 2**31 - 1))
+            self.cfg["sampling_seed"] = seed
+        return make_generator(self.model.ops, seed)
 
     def _count_classes(self, examples: Iterable[Example]) -> List[int]:
         """Gold class counts over every candidate of the training set (O =
@@ -545,7 +610,7 @@ def _set_max_width(model: Model, max_span_width: int, name: str) -> None:
     model.attrs["max_span_width"] = max_span_width
 
 
-def _seeded_generator(ops: Ops) -> Any:
-    # numpy's global state is what spacy train's fix_random_seed([training]
-    # seed) set, so the sampler's stream follows the training seed
-    return make_generator(ops, int(numpy.random.randint(0, 2**31 - 1)))
+def _sentence_key(doc: Doc, seed: int) -> int:
+    """A key of the sentence's words and the run's seed: a sentence keeps
+    its draw across epochs (and shuffles), another seed draws anew."""
+    return (int(hash_string("\x1f".join(token.text for token in doc))) ^ (int(seed) * 0x9E3779B97F4A7C15)) % 2**64

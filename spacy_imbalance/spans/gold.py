@@ -206,19 +206,25 @@ def check_single_label(example: Example, spans: Sequence[GoldSpan], component: s
             )
 
 
+def gold_widths(examples: Iterable[Example], gold_key: Optional[str], component: str = "sampled_spancat") -> List[int]:
+    """The width in tokens of every gold span of ``examples``, which are
+    checked to give each span one label."""
+    widths: List[int] = []
+    for eg in examples:
+        spans, _ = aligned_gold_spans(eg, gold_key)
+        if gold_key is not None:
+            check_single_label(eg, spans, component)
+        widths.extend(end - start for start, end, _ in spans)
+    return widths
+
+
 def count_gold(
     examples: Iterable[Example], max_width: int, gold_key: Optional[str], component: str = "sampled_spancat"
 ) -> Tuple[int, int]:
     """(gold spans, gold spans wider than ``max_width``) over ``examples``,
     which are checked to give each span one label."""
-    n_gold = n_wide = 0
-    for eg in examples:
-        spans, _ = aligned_gold_spans(eg, gold_key)
-        if gold_key is not None:
-            check_single_label(eg, spans, component)
-        n_gold += len(spans)
-        n_wide += sum(1 for start, end, _ in spans if end - start > max_width)
-    return n_gold, n_wide
+    widths = gold_widths(examples, gold_key, component)
+    return len(widths), sum(1 for width in widths if width > max_width)
 
 
 def gold_labels(examples: Iterable[Example], gold_key: Optional[str]) -> List[str]:

@@ -5,9 +5,13 @@ candidates (gold class O) the loss sees. Unsampled negatives get no gradient.
 
 * ``all_negatives.v1``: every negative (the standard span model);
 * ``uniform_negatives.v1(rate)``: ⌈rate·n⌉ per sentence, uniformly (Li et al. 2021);
+* ``uniform_negatives.v2(rate, correction, fixed)``: v1 with the sampling's odds
+  inflation undone at prediction and one draw per sentence kept all run;
 * ``weighted_negatives.v1(rate, mu, temperature)``: Eq. 14-16 of Li et al. 2022;
 * ``weighted_negatives.v2(rate, mu, temperature)``: Eq. 14-16 with the non-entity factor
   outside the exponential, so that likely unlabeled entities are left out;
+* ``weighted_negatives.v3(rate, mu, temperature, correction)``: v2 with the
+  prior correction at prediction;
 * ``top_negatives.v1(ratio)``: Top-Neg, the most similar to the batch's positives (Xu et al. 2023),
   similarity on the span representations;
 * ``top_negatives.v2(ratio)``: Top-Neg with the similarity on the scoring head's hidden layer,
@@ -30,8 +34,15 @@ from ._base import NegativeSampler, SamplingBatch, make_generator, top_k_per_gro
 from .exhaustive import AllNegatives, create_all_negatives_v1
 from .temperature import ConstantTemperature, SqrtTemperature, create_constant_temperature_v1, create_sqrt_temperature_v1
 from .top import TopNegatives, TopNegativesV2, create_top_negatives_v1, create_top_negatives_v2
-from .uniform import UniformNegatives, create_uniform_negatives_v1
-from .weighted import WeightedNegatives, WeightedNegativesV2, create_weighted_negatives_v1, create_weighted_negatives_v2
+from .uniform import UniformNegatives, UniformNegativesV2, create_uniform_negatives_v1, create_uniform_negatives_v2
+from .weighted import (
+    WeightedNegatives,
+    WeightedNegativesV2,
+    WeightedNegativesV3,
+    create_weighted_negatives_v1,
+    create_weighted_negatives_v2,
+    create_weighted_negatives_v3,
+)
 
 __all__ = [
     "NegativeSampler",
@@ -40,16 +51,20 @@ __all__ = [
     "top_k_per_group",
     "AllNegatives",
     "UniformNegatives",
+    "UniformNegativesV2",
     "WeightedNegatives",
     "WeightedNegativesV2",
+    "WeightedNegativesV3",
     "TopNegatives",
     "TopNegativesV2",
     "SqrtTemperature",
     "ConstantTemperature",
     "create_all_negatives_v1",
     "create_uniform_negatives_v1",
+    "create_uniform_negatives_v2",
     "create_weighted_negatives_v1",
     "create_weighted_negatives_v2",
+    "create_weighted_negatives_v3",
     "create_top_negatives_v1",
     "create_top_negatives_v2",
     "create_sqrt_temperature_v1",

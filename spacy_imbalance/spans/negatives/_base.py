@@ -2,7 +2,7 @@
 per-sentence top-k selection that turns random keys into a sample without
 replacement, and the random generator on the ops' device."""
 import math
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional, Sequence
 
 import numpy
 from thinc.api import Ops
@@ -36,6 +36,10 @@ class SamplingBatch(NamedTuple):
     probs: Optional[Floats2d] = None
     vectors: Optional[Floats2d] = None
     hidden: Optional[Floats2d] = None
+    # per doc, a key that names its sentence (the same words, the same key)
+    # mixed with the run's seed: filled for samplers that draw once per
+    # sentence (``needs_doc_keys``)
+    doc_keys: Optional[Sequence[int]] = None
 
     @property
     def negatives(self) -> Array1d:  # bool per candidate
@@ -54,6 +58,15 @@ class NegativeSampler:
     needs_probs = False
     needs_vectors = False
     needs_hidden = False
+    # the share of the prior correction applied at prediction (``prior_shift``):
+    # 0 for every v1 sampler (and v2 of weighted and top), which keep their
+    # released behaviour
+    correction = 0.0
+
+    @property
+    def needs_doc_keys(self) -> bool:
+        """Whether sampling reads the sentences' keys (a draw kept per sentence)."""
+        return False
 
     @property
     def needs_model(self) -> bool:
@@ -67,6 +80,33 @@ class NegativeSampler:
         """How many negatives each sentence gets (None when the count is per batch)."""
         return None
 
+    def draw_shares(self, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> Optional[List[float]]:
+        """Per doc of ``doc_lengths`` tokens and ``doc_counts`` candidates, the
+        share of its negative candidates one draw trains on (None: unknown)."""
+        return None
+
+    def prior_shift(self, ops: Ops, candidates: Candidates) -> Optional[Floats1d]:
+        """What prediction adds to each candidate's O logit to undo the odds
+        the sampling taught (None: nothing).
+
+        A negative is trained on with probability s (its sentence's
+        ``draw_shares``), a gold span always, so the model learns
+        p'(O|x) proportional to s·p(O|x): O's odds against every label
+        deflated by s, an entity's inflated by 1/s (about 9x for
+        ⌈0.7 n⌉ draws among the ~8 n candidates of width <= 8). Bayes'
+        rule undoes it by adding -log s to O's logit; ``correction`` in
+        [0, 1] is the share of that log-odds shift applied (1: the
+        full-negative model's probabilities, when every entity is
+        annotated; less leaves the entity odds partly inflated, which an
+        incomplete annotation deflates again)."""
+        if not self.correction or not len(candidates):
+            return None
+        shares = self.draw_shares(candidates.doc_lengths, candidates.doc_counts)
+        if shares is None:
+            return None
+        per_doc = numpy.asarray([-self.correction * math.log(share) for share in shares], dtype="float32")
+        return ops.asarray1f(numpy.repeat(per_doc, numpy.asarray(candidates.doc_counts, dtype="int64")))
+
     def __repr__(self) -> str:
         settings = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({settings})"
@@ -76,6 +116,36 @@ def check_rate(value: float, setting: str) -> None:
     # `not (...)` also rejects NaN
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 < value <= 1.0):
         raise ValueError(f"{setting} must be in (0, 1], got {value!r}")
+
+
+def check_correction(value: float, setting: str) -> float:
+    """The share of the prior correction: a number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 <= value <= 1.0):
+        raise ValueError(
+            f"{setting} must be a number in [0, 1] (the share of the sampling bias undone at prediction: "
+            f"0 none, 1 all of it), got {value!r}"
+        )
+    return float(value)
+
+
+def per_sentence_shares(rate: float, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> List[float]:
+    """⌈rate·n⌉ draws among a sentence's c candidates: min(k, c) / c of its
+    negatives (the few gold spans among the c are left in: a share at most
+    a few percent low). A doc without candidates counts as fully drawn."""
+    return [min(ceil_count(rate, n), c) / c if c else 1.0 for n, c in zip(doc_lengths, doc_counts)]
+
+
+def sentence_keys(ops: Ops, doc_keys: Sequence[int], doc_counts: Sequence[int]) -> Floats1d:
+    """Uniform float32 keys for every candidate, drawn from a generator
+    seeded by its sentence's key: a sentence gets the same keys at every
+    update, so a sampler that takes the top k draws the same negatives
+    every epoch. Built on the host (one generator per doc) and uploaded once."""
+    parts = [
+        numpy.random.default_rng(int(key) % 2**63).random(int(count), dtype=numpy.float32)
+        for key, count in zip(doc_keys, doc_counts)
+    ]
+    keys = numpy.concatenate(parts) if parts else numpy.zeros((0,), dtype="float32")
+    return ops.xp.asarray(keys)
 
 
 def ceil_count(rate: float, n: int) -> int:

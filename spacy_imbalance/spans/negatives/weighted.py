@@ -15,14 +15,24 @@ distribution as taking the k largest r/T + Gumbel noise (Kool et al. 2019,
 ``spacy-imbalance.weighted_negatives.v2`` keeps the printed formula's parts
 and makes its stated intent work: see ``WeightedNegativesV2``.
 """
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from spacy.util import registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ._base import NegativeSampler, SamplingBatch, ceil_count, check_rate, sentence_counts, top_k_per_group, uniform_keys
+from ._base import (
+    NegativeSampler,
+    SamplingBatch,
+    ceil_count,
+    check_correction,
+    check_rate,
+    per_sentence_shares,
+    sentence_counts,
+    top_k_per_group,
+    uniform_keys,
+)
 from .temperature import SqrtTemperature
-from .uniform import DEFAULT_RATE
+from .uniform import DEFAULT_CORRECTION, DEFAULT_RATE
 
 # The paper's grid-searched value (Sec. 5.1): a high mu keeps spans the model
 # already scores as entities (v near -1) out of the sample.
@@ -52,6 +62,12 @@ class WeightedNegatives(NegativeSampler):
 
     def n_per_sentence(self, batch: SamplingBatch) -> Sequence[int]:
         return [ceil_count(self.rate, n) for n in batch.candidates.doc_lengths]
+
+    def draw_shares(self, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> Optional[List[float]]:
+        # the expected share: a weighted draw takes the same ⌈rate·n⌉, only
+        # which ones differs (a span the model calls an entity is drawn less
+        # than that share, an easy negative more)
+        return per_sentence_shares(self.rate, doc_lengths, doc_counts)
 
     def weights(self, probs: Floats2d, xp: Any) -> Floats1d:
         """r of Eq. 16 for each row of label distributions (column 0 = O)."""
@@ -173,3 +189,37 @@ def create_weighted_negatives_v2(
     mu = 0). temperature: T as a function of the step; null means
     ``spacy-imbalance.sqrt_temperature.v1`` with its defaults."""
     return WeightedNegativesV2(rate, mu, temperature)
+
+
+class WeightedNegativesV3(WeightedNegativesV2):
+    """v2 with the prior correction at prediction (``correction``, as
+    ``uniform_negatives.v2``), from the draw's expected share ⌈rate·n⌉ / c:
+    the adaptive draw's share for a given span is not known at prediction."""
+
+    name = "weighted_v3"
+
+    def __init__(
+        self,
+        rate: float = DEFAULT_RATE,
+        mu: float = DEFAULT_MU,
+        temperature: Optional[Callable[[int], float]] = None,
+        correction: float = DEFAULT_CORRECTION,
+    ) -> None:
+        try:
+            super().__init__(rate, mu, temperature)
+        except ValueError as err:
+            raise ValueError(str(err).replace("weighted_negatives.v2:", "weighted_negatives.v3:").replace("weighted_negatives:", "weighted_negatives.v3:")) from None
+        self.correction = check_correction(correction, "weighted_negatives.v3: correction")
+
+
+@registry.misc("spacy-imbalance.weighted_negatives.v3")
+def create_weighted_negatives_v3(
+    rate: float = DEFAULT_RATE,
+    mu: float = DEFAULT_MU,
+    temperature: Optional[Callable[[int], float]] = None,
+    correction: float = DEFAULT_CORRECTION,
+) -> WeightedNegativesV3:
+    """weighted_negatives.v2 with ``correction`` (float, in [0, 1]): the share
+    of the sampling's odds inflation undone at prediction (see
+    ``uniform_negatives.v2``)."""
+    return WeightedNegativesV3(rate, mu, temperature, correction)

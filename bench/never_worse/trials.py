@@ -1,0 +1,111 @@
+"""One "never worse" trial: a config with its settings trained on WNUT-2017
+train (complete, or with each entity removed with p = 0.5), seed 0, model-best
+chosen and scored on WNUT-2017 dev. For a ``sampled_spancat`` the best
+checkpoint is scored again at every share of the prior correction
+(``CORRECTIONS``), with its calibration (ECE); a span system
+(``spancat_singlelabel``) is also scored on the entities a greedy
+non-overlapping decoding of its spans gives, the target ours is scored on.
+The test set plays no part."""
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import srsly
+
+# what prediction undoes of the sampling's odds inflation (uniform_negatives.v2's `correction`)
+CORRECTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
+# each entity of train removed with p = 0.5 (seeded), dev complete
+MASKED = {"corpora.train.@readers": "spacy-imbalance.MaskedCorpus.v1", "corpora.train.p": 0.5, "corpora.train.seed": 0}
+# the budgets of the headlines: frozen features as headline-features, fine-tuned as the recipe
+BUDGETS = {
+    "features": {"max_steps": 4000, "set": {"training.patience": 1000}},
+    "transformer": {"max_steps": 1000, "set": {"training.eval_frequency": 100, "training.patience": 0}},
+}
+
+
+def trial_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
+    encoder = spec["config"].split("/")[0]
+    overrides = {**BUDGETS[encoder]["set"], **(spec.get("set") or {})}
+    if spec.get("masked"):
+        overrides.update(MASKED)
+    return overrides
+
+
+def run(root: Path, name: str, spec: Dict[str, Any], corpus: Path, folder: Path) -> Optional[Dict[str, Any]]:
+    from spacy_imbalance.init_config import config_fingerprint
+    from spacy_imbalance.sweeps import Trial, run_trial
+
+    config = root / "configs" / f"{spec['config']}.cfg"
+    sha = config_fingerprint(config.read_text(encoding="utf8"))
+    overrides = trial_overrides(spec)
+    max_steps = int(BUDGETS[spec["config"].split("/")[0]]["max_steps"])
+    metrics = folder / f"{name}.json"
+    if metrics.exists():
+        done = srsly.read_json(metrics)
+        if done.get("config_sha256") == sha and done.get("overrides") == overrides and "decoded" in done:
+            print(f"{name}: done before, skipped ({metrics})", flush=True)
+            return done
+    output = root / "training" / "never_worse" / name
+    trial = Trial(
+        name=f"never-worse trial {name}", config=str(config), output=str(output), metrics=str(metrics),
+        train=str(corpus / "train.spacy"), dev=str(corpus / "dev.spacy"), test=str(corpus / "dev.spacy"),
+        seed=0, max_steps=max_steps, overrides={k: str(v) for k, v in overrides.items()},
+    )
+    print(f"{name}: training {spec['config']} ({'p = 0.5' if spec.get('masked') else 'complete'}) ...", flush=True)
+    report = run_trial(trial)
+    report.update({"trial": name, "config": spec["config"], "config_sha256": sha, "overrides": overrides,
+                   "masked": bool(spec.get("masked")), "seed": 0, "scored_on": "dev"})
+    report["decoded"] = rescore(output / "model-best", corpus / "dev.spacy")
+    srsly.write_json(metrics, report, indent=0)
+    print(f"{name}: dev macro-F1 {100 * report['macro']['f']:.1f} ({report['train_seconds'] / 60:.0f} min)", flush=True)
+    return report
+
+
+def rescore(model: Path, dev: Path) -> List[Dict[str, Any]]:
+    """model-best on dev again: a sampled_spancat at every correction share,
+    a span system on its spans decoded to non-overlapping entities."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_imbalance.calibration.reliability import expected_calibration_error, span_reliability
+    from spacy_imbalance.pipeline.sampled_spancat import SampledSpanCategorizer
+    from spacy_imbalance.scorers.counts import ents_counts
+    from spacy_imbalance.scorers.evaluation import predict_examples, score_report
+
+    nlp = spacy.load(model)
+    docs = list(DocBin().from_disk(dev).get_docs(nlp.vocab))
+    ours = [name for name, pipe in nlp.pipeline if isinstance(pipe, SampledSpanCategorizer)]
+    rows = []
+    if ours:
+        pipe = nlp.get_pipe(ours[0])
+        for share in CORRECTIONS:
+            pipe.negatives.correction = share
+            examples, _ = predict_examples(nlp, docs)
+            label = span_reliability(nlp, ours[0], docs)["label"]
+            rows.append({"correction": share, **_summary(score_report(ents_counts(examples), n_resamples=10)),
+                         "ece": expected_calibration_error(label.confidence, label.correct)})
+        return rows
+    spans_key = next((pipe.cfg.get("spans_key") for _, pipe in nlp.pipeline if getattr(pipe, "cfg", {}).get("spans_key")), None)
+    if spans_key is None:
+        return rows
+    from spacy_imbalance.spans.decoding import greedy_non_overlapping
+    import numpy
+
+    examples, _ = predict_examples(nlp, docs)
+    for eg in examples:
+        group = eg.predicted.spans.get(spans_key, [])
+        scores = group.attrs.get("scores") if len(group) else None
+        if scores is None:
+            eg.predicted.ents = []
+            continue
+        starts = numpy.asarray([s.start for s in group]); ends = numpy.asarray([s.end for s in group])
+        kept = greedy_non_overlapping(starts, ends, numpy.asarray(scores, dtype="float32").reshape(len(group), -1).max(axis=1))
+        eg.predicted.ents = [group[i] for i in kept]
+    rows.append({"decoding": "greedy non-overlapping entities", **_summary(score_report(ents_counts(examples), n_resamples=10))})
+    return rows
+
+
+def _summary(report: Dict[str, Any]) -> Dict[str, Any]:
+    tp = sum(t["tp"] for t in report["per_type"].values())
+    fp = sum(t["fp"] for t in report["per_type"].values())
+    return {"macro_f": report["macro"]["f"], "micro_f": report["micro"]["f"], "macro_p": report["macro"]["p"],
+            "macro_r": report["macro"]["r"], "predicted": tp + fp, "tp": tp, "fp": fp}

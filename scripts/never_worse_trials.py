@@ -1,0 +1,38 @@
+"""Issue 42's trials of configs/never_worse_trials.yml on WNUT-2017 dev: each
+trial trains a config (seed 0, one thread) on the complete train set or with
+p = 0.5 of its entities removed, scores model-best on dev, and for a
+sampled_spancat scores it again at every share of the prior correction.
+Writes metrics/wnut17/never_worse/<trial>.json; a finished trial is skipped,
+so it resumes where it stopped.
+
+    python scripts/never_worse_trials.py                      # every trial, in order
+    python scripts/never_worse_trials.py --only f-uniform-c   # some
+    python scripts/never_worse_trials.py --part 1/2           # every other trial (two queues)
+"""
+from pathlib import Path
+
+import srsly
+import typer
+
+from bench.never_worse.trials import run
+from bench.options import only_names
+
+ROOT = Path(__file__).resolve().parent.parent
+TRIALS = ROOT / "configs" / "never_worse_trials.yml"
+
+
+def main(
+    only: str = typer.Option("", "--only", help="Comma-separated trial names; empty: all"),
+    part: str = typer.Option("1/1", "--part", help="K/N: the K-th of N interleaved shares of the trials"),
+) -> None:
+    trials = srsly.read_yaml(TRIALS)["trials"]
+    names = [n for n in trials if not only or n in only_names(only)]
+    k, n = (int(x) for x in part.split("/"))
+    folder = ROOT / "metrics" / "wnut17" / "never_worse"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names[k - 1 :: n]:
+        run(ROOT, name, trials[name], ROOT / "corpus" / "wnut17", folder)
+
+
+if __name__ == "__main__":
+    typer.run(main)
