@@ -2,9 +2,11 @@
 scores with bootstrap confidence intervals."""
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+import numpy
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -109,16 +111,63 @@ def match_counts(
     return spans_counts(examples, spans_key, allow_overlap=allow_overlap)
 
 
+# the span group the decoded entities of a span system are counted in
+DECODED_KEY = "_decoded_entities"
+
+
+@dataclass
+class DecodedCounts(MatchCounts):
+    """Counts of the entities decoded from a span system's ``spans_key``
+    group, with the spans' own counts (``spans``) when they were kept."""
+
+    spans_key: str = ""
+    spans: Optional[MatchCounts] = None
+
+
+def decode_span_entities(examples: Iterable[Example], spans_key: str) -> None:
+    """A span system's predicted ``doc.spans[spans_key]`` decoded to
+    entities as ``sampled_spancat`` decodes its own: greedily by score,
+    each kept only when it overlaps none kept before (``DECODED_KEY``).
+    Without scores (``attrs["scores"]``) every span counts as 1, in order."""
+    from ..spans.decoding import greedy_non_overlapping
+
+    for eg in examples:
+        group = eg.predicted.spans.get(spans_key, [])
+        scores = numpy.ones(len(group), dtype="float32")
+        stored = group.attrs.get("scores") if len(group) else None
+        if stored is not None:
+            stored = numpy.asarray(stored, dtype="float32").reshape(len(group), -1)
+            # spancat_singlelabel stores each span's label score; multilabel spancat a row per span
+            scores = stored.max(axis=1)
+        starts = numpy.asarray([span.start for span in group], dtype="int64")
+        ends = numpy.asarray([span.end for span in group], dtype="int64")
+        kept = greedy_non_overlapping(starts, ends, scores)
+        eg.predicted.spans[DECODED_KEY] = [group[i] for i in kept]
+
+
 def pipeline_counts(
-    nlp: Language, gold_docs: Sequence[Doc], *, spans_key: Optional[str] = None, batch_size: int = 128
+    nlp: Language, gold_docs: Sequence[Doc], *, spans_key: Optional[str] = None, batch_size: int = 128,
+    spans_too: bool = False,
 ) -> Tuple[MatchCounts, Optional[str], float]:
     """Predict and count matches on what the pipeline predicts.
 
-    RETURNS: the counts, the spans key scored (None for doc.ents) and the
-        words per second of prediction.
+    A pipeline that writes spans and no entities (spancat) is scored on the
+    entities a greedy non-overlapping decoding of its spans gives
+    (``decode_span_entities``): every system of a comparison on the same
+    target, the gold ``doc.ents``; its counts are ``DecodedCounts``, which
+    with ``spans_too`` also hold the spans' own counts. An explicit
+    ``spans_key`` scores the spans themselves.
+
+    RETURNS: the counts, the spans key scored (None for doc.ents, and for
+        spans decoded to entities) and the words per second of prediction.
     """
     target = pipeline_target(nlp, spans_key)
     examples, words_per_second = predict_examples(nlp, gold_docs, batch_size=batch_size)
+    if target is not None and spans_key is None:
+        spans = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target)) if spans_too else None
+        decode_span_entities(examples, target)
+        counts = match_counts(examples, None, entities_key=DECODED_KEY)
+        return DecodedCounts(counts.labels, counts.table, target, spans), None, words_per_second
     counts = match_counts(examples, target, allow_overlap=spans_allow_overlap(nlp, target), entities_key=entities_key_of(nlp))
     return counts, target, words_per_second
 
@@ -163,9 +212,15 @@ def evaluate_pipeline(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> Dict[str, Any]:
-    counts, target, words_per_second = pipeline_counts(nlp, gold_docs, spans_key=spans_key, batch_size=batch_size)
+    counts, target, words_per_second = pipeline_counts(nlp, gold_docs, spans_key=spans_key, batch_size=batch_size, spans_too=True)
     report = score_report(counts, n_resamples=n_resamples, seed=seed)
     report["target"] = "ents" if target is None else f"spans:{target}"
+    if isinstance(counts, DecodedCounts):
+        # a span system: scored on its decoded entities, its spans' own scores beside
+        report["target"] = f"ents decoded from spans:{counts.spans_key}"
+        if counts.spans is not None:
+            spans = score_report(counts.spans, n_resamples=n_resamples, seed=seed)
+            report["spans"] = {"key": counts.spans_key, "macro": spans["macro"], "micro": spans["micro"], "ci": spans["ci"]}
     report["words_per_second"] = words_per_second
     return report
 

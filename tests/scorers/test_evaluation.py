@@ -311,3 +311,47 @@ def test_evaluation_cli_spans_key_needs_a_component_that_writes_spans(tmp_path, 
     span_ruler = spacy.blank("en")
     span_ruler.add_pipe("span_ruler", config={"spans_key": "sc"})
     assert pipeline_target(span_ruler, "sc") == "sc"
+
+
+class _ScoredSpans:
+    """Writes three overlapping scored LOC spans over "New York City"."""
+
+    cfg = {"spans_key": "sc"}
+
+    def __call__(self, doc):
+        from spacy.tokens import SpanGroup
+
+        group = SpanGroup(doc, name="sc", spans=[doc.char_span(0, 8, "LOC"), doc.char_span(0, 13, "LOC"), doc.char_span(4, 8, "LOC")])
+        group.attrs["scores"] = [0.9, 0.6, 0.3]
+        doc.spans["sc"] = group
+        return doc
+
+
+@spacy.Language.factory("_test_scored_spans")
+def _make_scored_spans(nlp, name):
+    return _ScoredSpans()
+
+
+def test_a_span_system_is_scored_on_its_decoded_entities_with_its_spans_beside():
+    """Issue 42: every system of a comparison on doc.ents. Greedy by score,
+    "New York" (0.9) is kept and the two spans overlapping it are not: 1 tp,
+    0 fp; the spans themselves are 1 tp and 2 fp (F = 2·(1/3)·1 / (4/3))."""
+    from spacy_imbalance.scorers.evaluation import evaluate_pipeline, pipeline_counts
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("_test_scored_spans")
+    gold = nlp.make_doc("New York City .")
+    gold.ents = [gold.char_span(0, 8, "LOC")]
+    # the gold span group mirrors the entities, as `convert` writes it
+    gold.spans["sc"] = list(gold.ents)
+    report = evaluate_pipeline(nlp, [gold], n_resamples=10)
+    assert report["target"] == "ents decoded from spans:sc"
+    assert report["micro"] == {"p": 1.0, "r": 1.0, "f": 1.0}
+    assert report["spans"]["key"] == "sc"
+    assert report["spans"]["micro"]["p"] == pytest.approx(1 / 3)
+    assert report["spans"]["micro"]["f"] == pytest.approx(0.5)
+    # compare pairs the same decoded counts; an explicit key scores the spans
+    counts, target, _ = pipeline_counts(nlp, [gold])
+    assert target is None and counts.totals().tolist() == [[1, 0, 0]]
+    counts, target, _ = pipeline_counts(nlp, [gold], spans_key="sc")
+    assert target == "sc" and counts.totals().tolist() == [[1, 2, 0]]
