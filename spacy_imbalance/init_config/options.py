@@ -7,7 +7,7 @@ that every shipped config can be written by ``init-config``.
 """
 from typing import Any, Dict, Tuple
 
-from ..spans.negatives.uniform import DEFAULT_RATE
+from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
 from ..spans.negatives.weighted import DEFAULT_MU
 
 Block = Dict[str, Any]
@@ -31,8 +31,13 @@ _SQRT_TEMPERATURE: Block = {
 
 # sampled_spancat's negatives, [components.sampled_spancat.negatives]
 SAMPLERS: Dict[str, Block] = {
-    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE},
-    "weighted": {"@misc": "spacy-imbalance.weighted_negatives.v2", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
+    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED},
+    "uniform_v1": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE},
+    "weighted": {
+        "@misc": "spacy-imbalance.weighted_negatives.v3", "rate": DEFAULT_RATE, "mu": DEFAULT_MU,
+        "temperature": _SQRT_TEMPERATURE, "correction": DEFAULT_CORRECTION,
+    },
+    "weighted_v2": {"@misc": "spacy-imbalance.weighted_negatives.v2", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
     "weighted_v1": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
     "top": {"@misc": "spacy-imbalance.top_negatives.v2", "ratio": 0.05},
     "top_v1": {"@misc": "spacy-imbalance.top_negatives.v1", "ratio": 0.05},

@@ -216,3 +216,31 @@ def test_a_listener_model_needs_its_upstream_tok2vec(data_path, tmp_path):
          "--p", "0.5", "--seeds", "2", "--ratio", "0.5"],
     )
     assert result.exit_code == 0, result.output
+
+
+def test_over_epochs_a_fresh_draw_reaches_more_masked_entities_and_a_kept_draw_no_more():
+    """Issue 42: the per-draw rate is the same for both uniform samplers; over
+    13 epochs a fresh draw reaches many more masked entities, a draw kept per
+    sentence exactly those of epoch 1."""
+    import spacy
+    from spacy.tokens import Doc, Span
+
+    from spacy_imbalance.spans.missampling import measure_missampling
+    from spacy_imbalance.spans.negatives import UniformNegatives, UniformNegativesV2
+
+    nlp = spacy.blank("en")
+    docs = []
+    for i in range(60):
+        doc = Doc(nlp.vocab, words=[f"w{i}", "lives", "in", f"city{i}", "and", "likes", f"band{i}", "."])
+        doc.ents = [Span(doc, 0, 1, "PER"), Span(doc, 3, 4, "LOC"), Span(doc, 6, 7, "ORG")]
+        docs.append(doc)
+    pipe = nlp.add_pipe("sampled_spancat", config={"max_span_width": 3})
+    for label in ("PER", "LOC", "ORG"):
+        pipe.add_label(label)
+    fresh, = measure_missampling(pipe, UniformNegatives(0.7), docs, [0.5], [0], epochs=13)
+    kept, = measure_missampling(pipe, UniformNegativesV2(0.7, correction=0.0, fixed=True), docs, [0.5], [0], epochs=13)
+    assert kept.reached_over_epochs == kept.reached
+    assert 0 < kept.reached[0] < 0.5
+    assert fresh.reached_over_epochs[0] > 2 * fresh.reached[0]
+    # the per-draw rate is the paper's, and the same kind of number for both
+    assert 0 < fresh.rates[0] < 0.2 and 0 < kept.rates[0] < 0.2
