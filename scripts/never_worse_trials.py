@@ -8,12 +8,14 @@ so it resumes where it stopped.
     python scripts/never_worse_trials.py                      # every trial, in order
     python scripts/never_worse_trials.py --only f-uniform-c   # some
     python scripts/never_worse_trials.py --part 1/2           # every other trial (two queues)
+    python scripts/never_worse_trials.py --table              # metrics/wnut17/never_worse_trials.md only
 """
 from pathlib import Path
 
 import srsly
 import typer
 
+from bench.never_worse.table import table
 from bench.never_worse.trials import run
 from bench.options import only_names
 
@@ -24,14 +26,19 @@ TRIALS = ROOT / "configs" / "never_worse_trials.yml"
 def main(
     only: str = typer.Option("", "--only", help="Comma-separated trial names; empty: all"),
     part: str = typer.Option("1/1", "--part", help="K/N: the K-th of N interleaved shares of the trials"),
+    table_only: bool = typer.Option(False, "--table", help="Write the summary only"),
 ) -> None:
     trials = srsly.read_yaml(TRIALS)["trials"]
     names = [n for n in trials if not only or n in only_names(only)]
     k, n = (int(x) for x in part.split("/"))
     folder = ROOT / "metrics" / "wnut17" / "never_worse"
     folder.mkdir(parents=True, exist_ok=True)
-    for name in names[k - 1 :: n]:
+    out = folder.parent / "never_worse_trials.md"
+    for name in [] if table_only else names[k - 1 :: n]:
         run(ROOT, name, trials[name], ROOT / "corpus" / "wnut17", folder)
+        out.write_text(table(trials, folder), encoding="utf8")
+    out.write_text(table(trials, folder), encoding="utf8")
+    print(out.read_text(encoding="utf8"))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@
 #                  at encoder rates 5e-5, 1e-4 and 3e-4 (tags enc5e-5, ...)
 #   PART=tokens    two_task_ner (AUC-2T, fitted thresholds), 3 seeds
 #   PART=masking   ner against sampled_spancat (uniform) with entities masked at p = 0.5, 3 seeds
+#   PART=never_worse  issue 42's fine-tuned grid (scripts/never_worse_grid.sh's transformer cells):
+#                  ner, spancat_singlelabel and sampled_spancat (the recommended config), NW=nw on
+#                  the complete train set or NW=nw_m50 with p = 0.5 of its entities removed, 3 seeds:
+#                  9 runs, one call each
 #
 # SEEDS (default 0,1,2: the headline's seeds; e.g. 1,2 when seed 0 ran elsewhere),
 # STEPS (default 1000, the project's transformer_steps), EVAL (default 100,
@@ -84,8 +88,15 @@ case $PART in
     side_by_side "transformer/ner transformer/sampled_spancat_uniform" 0,1,2 \
       "--summary transformer_finetuned_masking_m50 --baseline transformer/ner" --tag m50 \
       --set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}" ;;
-  *) echo "PART must be headline, probe, tokens or masking" >&2; exit 2 ;;
+  never_worse)
+    NW=${NW:?set NW to nw or nw_m50}
+    masked=()
+    [ "$NW" = nw_m50 ] && masked=(--set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}")
+    side_by_side "transformer/ner transformer/spancat_singlelabel transformer/sampled_spancat" "$SEEDS" \
+      "--summary never_worse_transformer_$NW --baseline transformer/spancat_singlelabel" --tag "$NW" "${masked[@]}" ;;
+  *) echo "PART must be headline, probe, tokens, masking or never_worse" >&2; exit 2 ;;
 esac
 if [ "$PART" != headline ]; then
-  tar czf "${OUT:-.}/$PART.tgz" metrics/wnut17/transformer metrics/wnut17/transformer_* $(find training -name "*.log") run_*.log
+  tar czf "${OUT:-.}/$PART${NW:+_$NW}.tgz" metrics/wnut17/transformer metrics/wnut17/transformer_* $(ls -d metrics/wnut17/never_worse_* 2>/dev/null) \
+    $(find training -name "*.log") run_*.log
 fi

@@ -1,0 +1,48 @@
+"""The table of issue 42's dev trials (metrics/wnut17/never_worse_trials.md):
+every trial of configs/never_worse_trials.yml, run or not, and for each
+sampled_spancat every correction share its model-best was scored at."""
+from pathlib import Path
+from typing import Any, Dict, List
+
+import srsly
+
+
+def _pct(value: Any) -> str:
+    return f"{100 * value:.1f}" if isinstance(value, (int, float)) else ""
+
+
+def table(trials: Dict[str, Dict[str, Any]], folder: Path) -> str:
+    head = (
+        "| trial | config | train | settings | correction | dev macro-F1 | dev micro-F1 | macro P | macro R | predicted | TP | FP | ECE | best step | minutes |\n"
+        "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |\n"
+    )
+    rows: List[str] = []
+    for name, spec in trials.items():
+        settings = ", ".join(f"{k.rsplit('.', 1)[-1]} = {v}" for k, v in (spec.get("set") or {}).items() if not k.endswith("@misc")) or "as shipped"
+        train = "p = 0.5" if spec.get("masked") else "complete"
+        path = folder / f"{name}.json"
+        if not path.exists():
+            rows.append(f"| {name} | {spec['config']} | {train} | {settings} | | not run yet | | | | | | | | | |")
+            continue
+        record = srsly.read_json(path)
+        best = max(record.get("dev_curve") or [[None, 0.0]], key=lambda point: point[1])[0]
+        minutes = f"{record['train_seconds'] / 60:.0f}"
+        decoded = record.get("decoded") or []
+        if not decoded or "correction" not in decoded[0]:
+            extra = decoded[0] if decoded else {}
+            rows.append(
+                f"| {name} | {spec['config']} | {train} | {settings} | | {_pct(record['macro']['f'])} | {_pct(record['micro']['f'])} "
+                f"| {_pct(record['macro']['p'])} | {_pct(record['macro']['r'])} | {extra.get('predicted', '')} | {extra.get('tp', '')} | {extra.get('fp', '')} | | {best} | {minutes} |"
+            )
+            if extra:
+                rows.append(
+                    f"| {name} | {spec['config']} | {train} | spans decoded without overlap | | {_pct(extra['macro_f'])} | {_pct(extra['micro_f'])} "
+                    f"| {_pct(extra['macro_p'])} | {_pct(extra['macro_r'])} | {extra['predicted']} | {extra['tp']} | {extra['fp']} | | {best} | {minutes} |"
+                )
+            continue
+        for row in decoded:
+            rows.append(
+                f"| {name} | {spec['config']} | {train} | {settings} | {row['correction']:g} | {_pct(row['macro_f'])} | {_pct(row['micro_f'])} "
+                f"| {_pct(row['macro_p'])} | {_pct(row['macro_r'])} | {row['predicted']} | {row['tp']} | {row['fp']} | {row['ece']:.3f} | {best} | {minutes} |"
+            )
+    return head + "\n".join(rows) + "\n"
