@@ -6,6 +6,7 @@ checkpoint is scored again at every share of the prior correction
 (``spancat_singlelabel``) is also scored on the entities a greedy
 non-overlapping decoding of its spans gives, the target ours is scored on.
 The test set plays no part."""
+import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -48,7 +49,8 @@ def run(root: Path, name: str, spec: Dict[str, Any], corpus: Path, folder: Path)
     trial = Trial(
         name=f"never-worse trial {name}", config=str(config), output=str(output), metrics=str(metrics),
         train=str(corpus / "train.spacy"), dev=str(corpus / "dev.spacy"), test=str(corpus / "dev.spacy"),
-        seed=0, max_steps=max_steps, overrides={k: str(v) for k, v in overrides.items()},
+        # spacy train reads each value as JSON: true, null, 0.5 (a bare string stays a string)
+        seed=0, max_steps=max_steps, overrides={k: v if isinstance(v, str) else json.dumps(v) for k, v in overrides.items()},
     )
     print(f"{name}: training {spec['config']} ({'p = 0.5' if spec.get('masked') else 'complete'}) ...", flush=True)
     report = run_trial(trial)
