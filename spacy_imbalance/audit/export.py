@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 import numpy
-from spacy import displacy
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..corpus.docs_io import write_docbin
@@ -118,33 +117,40 @@ def review_html(docs: Sequence[Doc], result: AuditResult, limit: int = 300) -> s
 
 
 def _static_view(docs: Sequence[Doc], grouped: List[Tuple[int, List[Suspect]]], limit: int) -> str:
-    """The first ``limit`` documents of ``grouped`` as displaCy draws them,
-    annotated entities in their colour and suspects as "LABEL?" in grey,
-    folded away below the reviewer (it needs no script)."""
+    """The first ``limit`` documents of ``grouped`` with their annotated
+    entities and their suspects ("LABEL? probability") marked, folded away
+    below the reviewer (it needs no script). Every corpus string (text,
+    label) is escaped here: none is ever markup (issue 43, H1: displaCy's
+    template put labels into the page unescaped)."""
     parts = []
     for i, suspects in grouped[:limit]:
         doc = docs[i]
-        ents = [{"start": e.start_char, "end": e.end_char, "label": e.label_} for e in doc.ents]
+        marks = [(e.start_char, e.end_char, "ent", e.label_) for e in doc.ents]
         for s in suspects:
             span = doc[s.start : s.end]
-            ents.append({"start": span.start_char, "end": span.end_char, "label": f"{s.label}? {s.probability:.2f}"})
-        ents.sort(key=lambda e: e["start"])
-        colors = {e["label"]: "#d9d9d9" for e in ents if "?" in e["label"]}
-        body = displacy.render(
-            {"text": doc.text, "ents": ents, "title": f"document {i} (fold {suspects[0].fold})"},
-            style="ent",
-            manual=True,
-            page=False,
-            options={"colors": colors},
-        )
-        parts.append(body)
+            marks.append((span.start_char, span.end_char, "suspect", f"{s.label}? {s.probability:.2f}"))
+        parts.append(f"<h4>document {i} (fold {suspects[0].fold})</h4>" + _marked_text(doc.text, marks))
     if not parts:
         return ""
     shown = f"the {limit} most probable of {len(grouped)}" if len(grouped) > limit else f"all {len(grouped)}"
     return (
         f'<details class="static"><summary>Documents with suspects, a static view ({shown}; suspects.jsonl has them '
-        f"all)</summary><p>Suspects are shown as grey <i>LABEL? probability</i>.</p>{''.join(parts)}</details>"
+        f"all)</summary><p>Suspects are shown as dashed <i>LABEL? probability</i>.</p>{''.join(parts)}</details>"
     )
+
+
+def _marked_text(text: str, marks: List[Tuple[int, int, str, str]]) -> str:
+    """``text`` with each (start, end, kind, label) mark as <mark class=kind>,
+    escaped; a mark that overlaps one before it is left out of the view."""
+    out, position = [], 0
+    for start, end, kind, label in sorted(marks):
+        if start < position:
+            continue
+        out.append(html.escape(text[position:start]))
+        out.append(f'<mark class="{kind}">{html.escape(text[start:end])}<span class="tag">{html.escape(label)}</span></mark>')
+        position = end
+    out.append(html.escape(text[position:]))
+    return f'<p class="context">{"".join(out)}</p>'
 
 
 def summary(result: AuditResult) -> Dict[str, Any]:

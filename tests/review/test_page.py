@@ -1,3 +1,4 @@
+import html
 import configparser
 import json
 import re
@@ -95,3 +96,36 @@ def test_the_package_ships_the_page_files():
     names = sorted(p.relative_to(ROOT / "spacy_imbalance").as_posix() for p in STATIC.iterdir())
     assert names == ["review/static/review.css", "review/static/review.html", "review/static/review.js"]
     assert [name for name in names if not any(fnmatch(name, pattern) for pattern in patterns)] == []
+
+
+class Markup(HTMLParser):
+    """Every element tag and attribute of a page outside its <script> elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: List[Tuple[str, Dict[str, str]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_hostile_labels_and_texts_are_never_markup():
+    """Issue 43, H1: a label "<script>…" or "<img onerror>" (from a CoNLL tag
+    through convert and audit) was put into the static view unescaped by
+    displaCy's template. Now no corpus string adds an element or attribute:
+    the page's tags are those of a page built from harmless strings."""
+    from .conftest import make_doc, suspect
+
+    hostile_label = "<script>document.title='PWNED'</script>"
+    image = "<img/src=x/onerror=alert(document.domain)>"
+    docs = [make_doc(["Anna", image, "flew", "<b>to</b>", "Berlin", "."], [(0, 1, hostile_label)])]
+    page = review_html(docs, make_result(docs, [suspect(0, 4, 5, image, 0.9)], labels=[hostile_label, image]))
+    harmless = [make_doc(["Anna", "x", "flew", "to", "Berlin", "."], [(0, 1, "PER")])]
+    plain = review_html(harmless, make_result(harmless, [suspect(0, 4, 5, "LOC", 0.9)], labels=["PER", "LOC"]))
+    tags, plain_tags = Markup(), Markup()
+    tags.feed(page)
+    plain_tags.feed(plain)
+    assert [tag for tag, _ in tags.tags] == [tag for tag, _ in plain_tags.tags]
+    assert not any("onerror" in attrs or "src" in attrs for _, attrs in tags.tags)
+    # the strings are there, as text
+    assert html.escape(hostile_label) in page and html.escape(image) in page
