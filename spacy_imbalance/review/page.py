@@ -19,6 +19,8 @@ exclusive, ``token_end`` inclusive); ``meta.original`` is the suspect as
 the audit proposed it, present only when the label or a boundary changed.
 Lines follow the review order.
 """
+import base64
+import hashlib
 import html
 import json
 import re
@@ -36,15 +38,33 @@ def review_page(data: ReviewData, *, title: str, header: str = "", static: str =
     """The page for ``data`` (``payload.review_data``). ``header`` and
     ``static`` are HTML put before and after the reviewer as they are: the
     caller escapes what they hold."""
+    style, script = _read(STYLE), _read(SCRIPT)
     parts = {
         "title": html.escape(title),
-        "style": _read(STYLE),
+        "policy": html.escape(content_policy(style, script)),
+        "style": style,
         "header": header,
         "static": static,
         "data": embed_json(data),
-        "script": _read(SCRIPT),
+        "script": script,
     }
     return _fill(_read(TEMPLATE), parts)
+
+
+def content_policy(style: str, script: str) -> str:
+    """The page's Content-Security-Policy: nothing loads or runs but its own
+    style and script (by hash, as the template holds them: a newline each
+    side), and it talks only to where it came from (the review server).
+    Whatever a corpus string might smuggle into the page, no other script
+    runs and no style, image or frame loads (issue 43)."""
+
+    def digest(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(f"\n{text}\n".encode("utf8")).digest()).decode("ascii") + "'"
+
+    return (
+        f"default-src 'none'; script-src {digest(script)}; style-src {digest(style)}; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 def embed_json(data: object) -> str:

@@ -215,6 +215,11 @@ class ReviewHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         # the page's state changes on every keypress: never a cached copy
         self.send_header("Cache-Control", "no-store")
+        # never framed (clickjacking), never sniffed as another type, no referrer out
+        self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
         self.end_headers()
         if body:
             self.wfile.write(body)

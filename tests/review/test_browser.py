@@ -281,3 +281,24 @@ def test_review_cuts_text_by_code_points(browser, tmp_path):
     (line,) = exported(browser, tmp_path / "downloads")
     assert [token["text"] for token in line["tokens"]] == ["I", "\u2764\ufe0f\U0001F600", "Berlin", "today"]
     assert line["spans"][0]["start"] == doc[2].idx
+
+
+def test_no_script_from_corpus_data_runs(browser, tmp_path):
+    """Issue 43, H1: labels and texts that are markup ("<script>", "<img
+    onerror>") reach the page as text; none runs, under the page's policy the
+    page itself still draws and saves."""
+    from .conftest import make_doc, make_result, suspect
+
+    title = "<script>document.title='PWNED'</script>"
+    image = "<img src=x onerror=\"document.title='PWNED'\">"
+    docs = [make_doc(["Anna", image, "flew", title, "to", "Berlin", "."], [(0, 1, title)])]
+    result = make_result(docs, [suspect(0, 5, 6, image, 0.9)], labels=[title, image])
+    with served(tmp_path / "review.html", docs, result) as server:
+        open_page(browser, server.url)
+        assert browser.title == "spacy-imbalance audit: review"
+        assert suspect_shown(browser) == ("Berlin", image + "?")
+        press(browser, "a")
+        assert json.loads(saved_text(browser, server))["answer"] == "accept"
+        # the static view holds the strings as text
+        assert browser.execute_script("return document.querySelectorAll('details.static img, details.static script').length") == 0
+        assert browser.title == "spacy-imbalance audit: review"

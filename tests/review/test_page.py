@@ -129,3 +129,50 @@ def test_hostile_labels_and_texts_are_never_markup():
     assert not any("onerror" in attrs or "src" in attrs for _, attrs in tags.tags)
     # the strings are there, as text
     assert html.escape(hostile_label) in page and html.escape(image) in page
+
+
+class Inline(HTMLParser):
+    """The text of each <style> and <script> element, and the page's CSP."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: List[Tuple[str, Dict[str, str], str]] = []
+        self.policy = ""
+        self._open = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "meta" and attrs.get("http-equiv") == "Content-Security-Policy":
+            self.policy = attrs["content"]
+        if tag in ("style", "script"):
+            self._open = (tag, attrs)
+            self.texts.append((tag, attrs, ""))
+
+    def handle_endtag(self, tag):
+        self._open = None
+
+    def handle_data(self, data):
+        if self._open is not None:
+            tag, attrs, text = self.texts[-1]
+            self.texts[-1] = (tag, attrs, text + data)
+
+
+def test_the_policy_allows_exactly_the_page_own_style_and_script(small_corpus):
+    """Issue 43: a strict Content-Security-Policy whose hashes are those of
+    the page's inline style and (executable) script as a browser reads them."""
+    import base64
+    import hashlib
+
+    docs, result = small_corpus
+    parsed = Inline()
+    parsed.feed(review_html(docs, result))
+    directives = dict(part.strip().split(" ", 1) for part in parsed.policy.split(";"))
+    assert directives["default-src"] == "'none'" and directives["connect-src"] == "'self'"
+
+    def digest(text):
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf8")).digest()).decode() + "'"
+
+    (style,) = [text for tag, _, text in parsed.texts if tag == "style"]
+    (script,) = [text for tag, attrs, text in parsed.texts if tag == "script" and attrs.get("type") != "application/json"]
+    assert directives["style-src"] == digest(style)
+    assert directives["script-src"] == digest(script)
