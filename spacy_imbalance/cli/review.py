@@ -30,10 +30,13 @@ def review_cli(
     except ReviewPageError as err:
         fail(str(err))
     server = _listen(page, default_port(key) if port is None else port, chosen=port is not None)
-    msg.good(f"Reviewing {page} at {server.url}")
-    msg.text(f"Decisions are saved to {server.jsonl_path} as you go. Ctrl+C stops the server.")
+    msg.good(f"Reviewing {page} at {server.page_url}")
+    msg.text(
+        f"Decisions are saved to {server.jsonl_path} as you go. The address holds a token: the server answers no "
+        "one without it (another user of this machine, another page). Ctrl+C stops the server."
+    )
     if browser:
-        webbrowser.open(server.url)
+        webbrowser.open(server.page_url)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

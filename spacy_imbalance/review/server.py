@@ -15,16 +15,21 @@ the server checks it against the page's data and writes, next to the page:
 ``<key>`` is the page's data hash, so the decisions of another audit written
 into the same folder stay apart. The server listens on the loopback address
 only, serves the page and nothing else of the folder, and accepts state for
-its own page's key alone.
+its own page's key alone. It answers only its owner: every request carries
+the random token of the URL the command prints (``?token=`` for the page,
+the ``X-Review-Token`` header for the page's own requests), as notebook
+servers do; another user of the machine, or a page in another tab, gets 403.
 """
+import hmac
 import json
 import re
+import secrets
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from ..corpus.docs_io import write_text_atomic
 from .payload import ReviewData
@@ -33,6 +38,7 @@ from .state import check_state, decision_records
 MAX_BODY = 16 * 1024 * 1024  # the state of 5,000 decisions with a full undo history is well under 1 MB
 DATA = re.compile(r'<script[^>]*\bid="review-data"[^>]*>(.*?)</script>', re.DOTALL)
 KEY = re.compile(r"^[0-9a-f]{16}$")
+TOKEN_HEADER = "X-Review-Token"
 
 
 class ReviewPageError(ValueError):
@@ -93,13 +99,21 @@ class ReviewServer(ThreadingHTTPServer):
         self.page_bytes = page.read_bytes()
         self.state_path, self.jsonl_path = state_paths(page, self.key)
         self.saves = 0
+        # the owner's secret: in the URL printed to the terminal, never on disk
+        self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()  # one save at a time: the two files always from one request
         super().__init__((host, port), ReviewHandler)
 
     @property
     def url(self) -> str:
+        """The server's address (requests need the token as well)."""
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
+
+    @property
+    def page_url(self) -> str:
+        """The page's address with the owner's token: what to open."""
+        return f"{self.url}?token={self.token}"
 
     def stored_time(self) -> float:
         """The ``time`` of the state on disk (0 when there is none)."""
@@ -186,7 +200,16 @@ class ReviewHandler(BaseHTTPRequestHandler):
         if self.headers.get("Host") not in {f"127.0.0.1:{port}", f"localhost:{port}"}:
             self._error(HTTPStatus.FORBIDDEN, f"the review server answers requests for 127.0.0.1:{port} only")
             return None
-        return urlsplit(self.path).path
+        url = urlsplit(self.path)
+        given = self.headers.get(TOKEN_HEADER) or next(iter(parse_qs(url.query).get("token", [])), "")
+        # constant time: the comparison tells nothing of how much of a guess was right
+        if not hmac.compare_digest(given.encode("utf8"), self.server.token.encode("utf8")):
+            self._error(
+                HTTPStatus.FORBIDDEN,
+                "the review server answers only its owner: open the address `spacy-imbalance review` printed (with its token)",
+            )
+            return None
+        return url.path
 
     def _decisions_path(self) -> str:
         return f"/decisions/{self.server.key}"

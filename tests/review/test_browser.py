@@ -137,7 +137,7 @@ def test_review_decides_survives_a_reload_and_exports_jsonl(browser, small_corpu
 
 def check_review(browser, docs, result, server: ReviewServer, tmp_path: Path) -> None:
     shift_left, shift_right = (Keys.SHIFT, Keys.ARROW_LEFT), (Keys.SHIFT, Keys.ARROW_RIGHT)
-    open_page(browser, server.url)
+    open_page(browser, server.page_url)
     # the card has the focus from the start: keys work without a click
     assert browser.switch_to.active_element.get_attribute("id") == "review-card"
     assert text_of(browser, "review-position").startswith("Suspect 1 of 7")
@@ -175,7 +175,7 @@ def check_review(browser, docs, result, server: ReviewServer, tmp_path: Path) ->
     # the browser's storage gone (another browser, a cleared profile): the server's copy on disk brings it all back
     on_disk = saved_text(browser, server)
     browser.execute_script("localStorage.clear()")
-    open_page(browser, server.url)
+    open_page(browser, server.page_url)
     assert text_of(browser, "review-counts") == "6 of 7 (4 accepted, 1 rejected, 1 skipped)"
     assert suspect_shown(browser) == ("Monday", "LOC?")
     assert text_of(browser, "review-status") == ""  # no warning: the server has every decision
@@ -228,7 +228,7 @@ window.addEventListener("keydown", (event) => {
 def test_review_stays_fast_with_5000_suspects(browser, tmp_path):
     docs, result = big_corpus()
     with served(tmp_path / "review.html", docs, result) as server:
-        open_page(browser, server.url)
+        open_page(browser, server.page_url)
         assert text_of(browser, "review-position").startswith("Suspect 1 of 5000")
         # the long document's suspect: a window of it, not its 3,000 tokens
         assert suspect_shown(browser) == ("t1500 t1501", "LOC?")
@@ -294,7 +294,7 @@ def test_no_script_from_corpus_data_runs(browser, tmp_path):
     docs = [make_doc(["Anna", image, "flew", title, "to", "Berlin", "."], [(0, 1, title)])]
     result = make_result(docs, [suspect(0, 5, 6, image, 0.9)], labels=[title, image])
     with served(tmp_path / "review.html", docs, result) as server:
-        open_page(browser, server.url)
+        open_page(browser, server.page_url)
         assert browser.title == "spacy-imbalance audit: review"
         assert suspect_shown(browser) == ("Berlin", image + "?")
         press(browser, "a")

@@ -31,11 +31,15 @@ def served(small_corpus, tmp_path):
     server.server_close()
 
 
-def request(server, path, body=None, method=None, raw=None, host=None):
+def request(server, path, body=None, method=None, raw=None, host=None, token=True):
+    """A request as the page sends it: with the owner's token (``token``
+    True), another one (a string) or none (False)."""
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode("utf8"))
     req = urllib.request.Request(server.url.rstrip("/") + path, data=data, method=method or ("PUT" if data is not None else "GET"))
     if host is not None:
         req.add_header("Host", host)
+    if token:
+        req.add_header("X-Review-Token", server.token if token is True else token)
     try:
         with urllib.request.urlopen(req, timeout=10) as response:
             return response.status, response.read()
@@ -152,3 +156,21 @@ def test_page_key_names_the_file_that_is_not_a_review_page(tmp_path):
     page.write_bytes(b"\xff\xfe")
     with pytest.raises(ReviewPageError, match="cannot be read"):
         page_key(page)
+
+
+def test_server_answers_only_its_owner(served):
+    """Issue 43, H2: another user of the machine (or a page in another tab)
+    could read the corpus and overwrite the decisions. Without the token of
+    the printed address, or with another, every request is refused."""
+    decisions = f"/decisions/{served.key}"
+    for token in (False, "", "guess", served.token[:-1]):
+        assert request(served, "/", token=token)[0] == 403
+        assert request(served, decisions, token=token)[0] == 403
+        status, text = request(served, decisions, {"state": {**STATE, "time": 9e15}}, token=token)
+        assert status == 403 and b"only its owner" in text
+    assert not served.state_path.exists() and served.saves == 0
+    # the page's address carries the token in its query
+    assert request(served, f"/?token={served.token}", token=False)[0] == 200
+    assert served.page_url == f"{served.url}?token={served.token}"
+    # every server has its own
+    assert len(served.token) >= 32

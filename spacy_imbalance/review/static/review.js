@@ -39,6 +39,8 @@
   let storageError = null;
   const SERVED = /^https?:$/.test(location.protocol);  // by `spacy-imbalance review`, not opened as a file
   const DECISIONS_URL = "/decisions/" + data.key;
+  // the server answers only requests with the token of the address it printed
+  const TOKEN = new URLSearchParams(location.search).get("token") || "";
   let serverError = null;
   const SEND_DELAY = 300;  // ms: one request per pause in the typing, not per keypress
   const RETRY_DELAY = 2000;  // ms: after a failed save, the same state again until it lands
@@ -139,7 +141,7 @@
 
   function put(keepalive) {
     const body = JSON.stringify({ state: state() });
-    return fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json" }, body: body, keepalive: keepalive });
+    return fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json", "X-Review-Token": TOKEN }, body: body, keepalive: keepalive });
   }
 
   function validEntry(index, code, label, start, end) {
@@ -162,7 +164,7 @@
   // the server's copy is on disk; the browser's may hold the last changes
   // before a reload that the server had not received yet: the newer one wins
   function fromServer() {
-    return fetch(DECISIONS_URL, { cache: "no-store" })
+    return fetch(DECISIONS_URL, { cache: "no-store", headers: { "X-Review-Token": TOKEN } })
       .then((response) => {
         if (response.ok) return response.json();
         if (response.status === 404) return null;  // nothing saved yet
