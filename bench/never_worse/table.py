@@ -18,7 +18,10 @@ def table(trials: Dict[str, Dict[str, Any]], folder: Path) -> str:
     )
     rows: List[str] = []
     for name, spec in trials.items():
-        settings = ", ".join(f"{k.rsplit('.', 1)[-1]} = {v}" for k, v in (spec.get("set") or {}).items() if not k.endswith("@misc")) or "as shipped"
+        # the sampler's version and its training-time correction (0) are the same for every
+        # sampled trial: the correction column is the share applied at prediction
+        shown = {k.rsplit(".", 1)[-1]: v for k, v in (spec.get("set") or {}).items() if not k.endswith(("@misc", ".correction"))}
+        settings = ", ".join(f"{k} = {'null (from the data)' if v is None else v}" for k, v in shown.items()) or "as shipped"
         train = "p = 0.5" if spec.get("masked") else "complete"
         path = folder / f"{name}.json"
         if not path.exists():
@@ -46,3 +49,33 @@ def table(trials: Dict[str, Dict[str, Any]], folder: Path) -> str:
                 f"| {_pct(row['macro_p'])} | {_pct(row['macro_r'])} | {row['predicted']} | {row['tp']} | {row['fp']} | {row['ece']:.3f} | {best} | {minutes} |"
             )
     return head + "\n".join(rows) + "\n"
+
+
+def pairs(trials: Dict[str, Dict[str, Any]], folder: Path) -> str:
+    """For each trial run on both the complete and the p = 0.5 train set
+    (names ending -c and -m50), dev macro-F1 at every correction share and
+    the mean of the two: the rule that picks the default, since a user who
+    does not know how complete the annotation is gets one setting for both."""
+    rows = []
+    for name in trials:
+        if not name.endswith("-c") or f"{name[:-2]}-m50" not in trials:
+            continue
+        paths = folder / f"{name}.json", folder / f"{name[:-2]}-m50.json"
+        if not all(path.exists() for path in paths):
+            continue
+        complete, masked = ({row["correction"]: row["macro_f"] for row in srsly.read_json(path).get("decoded", []) if "correction" in row} for path in paths)
+        shares = [share for share in complete if share in masked]
+        if not shares:
+            continue
+        best = max(shares, key=lambda share: complete[share] + masked[share])
+        for share in shares:
+            mark = " (best)" if share == best else ""
+            rows.append(
+                f"| {name[:-2]} | {share:g}{mark} | {_pct(complete[share])} | {_pct(masked[share])} | {_pct((complete[share] + masked[share]) / 2)} |"
+            )
+    if not rows:
+        return ""
+    return (
+        "| trials | correction | dev macro-F1, complete | dev macro-F1, p = 0.5 | mean |\n"
+        "| --- | --: | --: | --: | --: |\n" + "\n".join(rows) + "\n"
+    )

@@ -12,11 +12,14 @@ unlabeled entity that is not drawn cannot teach the model that it is O.
     max_span_width = 8
 
     [components.sampled_spancat.negatives]
-    @misc = "spacy-imbalance.weighted_negatives.v1"
+    @misc = "spacy-imbalance.uniform_negatives.v2"
     rate = 0.7
-    mu = 8
+    correction = 0.25   # the share of the sampling's odds inflation undone at prediction
+    fixed = true        # one draw per sentence, kept every epoch
 
-Prediction: the argmax class of every candidate; non-O spans, by descending
+Prediction: the sampler's prior correction is added to O's logit
+(``NegativeSampler.prior_shift``: a share of log(candidates / drawn) per
+sentence, none for v1 samplers); then the argmax class of every candidate; non-O spans, by descending
 probability, go to ``doc.ents`` unless they overlap one kept before; all of
 them, with their probabilities, go to ``doc.spans[spans_key]``. With
 ``thresholds`` (per label, e.g. from ``spacy-imbalance calibrate``) a
@@ -66,7 +69,7 @@ from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, cove
 from ..spans.decoding import entity_candidates, greedy_non_overlapping
 from ..spans.gold import SpanTargets, count_gold, gold_labels, gold_widths, span_targets
 from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
-from ..spans.negatives.uniform import DEFAULT_RATE
+from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
 from ..spans.scoring import HostSpans, softmax
 from ..spans.thresholds.rule import check_threshold_labels, check_thresholds, threshold_vector
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, check_own_groups, write_entities
@@ -82,7 +85,11 @@ dropout = 0.1
 nO = null
 """ + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
-DEFAULT_NEGATIVES = {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE}
+# v2: the prior correction and one draw per sentence (docs/benchmarks/never_worse.md); a
+# saved pipeline's config names its own sampler, so this default changes no trained model
+DEFAULT_NEGATIVES = {
+    "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
+}
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
 MISSAMPLING_KEY = "missampling_rate"
 logger = logging.getLogger("spacy")
