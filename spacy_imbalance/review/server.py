@@ -15,7 +15,11 @@ the server checks it against the page's data and writes, next to the page:
 ``<key>`` is the page's data hash, so the decisions of another audit written
 into the same folder stay apart. The server listens on the loopback address
 only, serves the page and nothing else of the folder, and accepts state for
-its own page's key alone. It answers only its owner: every request carries
+its own page's key alone. Each save makes a new revision (the ``ETag`` of
+the saved state); a save must name the revision its page last read
+(``If-Match``), so that a tab working from an older read is refused (409)
+instead of writing over another tab's decisions: the page then merges what
+it changed into the newer state and saves again. It answers only its owner: every request carries
 the random token of the URL the command prints (``?token=`` for the page,
 the ``X-Review-Token`` header for the page's own requests), as notebook
 servers do; another user of the machine, or a page in another tab, gets 403.
@@ -99,6 +103,7 @@ class ReviewServer(ThreadingHTTPServer):
         self.page_bytes = page.read_bytes()
         self.state_path, self.jsonl_path = state_paths(page, self.key)
         self.saves = 0
+        self.revision = self._stored_revision()
         # the owner's secret: in the URL printed to the terminal, never on disk
         self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()  # one save at a time: the two files always from one request
@@ -115,30 +120,41 @@ class ReviewServer(ThreadingHTTPServer):
         """The page's address with the owner's token: what to open."""
         return f"{self.url}?token={self.token}"
 
-    def stored_time(self) -> float:
-        """The ``time`` of the state on disk (0 when there is none)."""
+    @property
+    def etag(self) -> str:
+        return f'"{self.revision}"'
+
+    def _stored_revision(self) -> int:
+        """The revision of the state on disk (0 when there is none): saves
+        go on counting across restarts."""
         try:
             stored = json.loads(self.state_path.read_text(encoding="utf8"))
         except (OSError, ValueError):
-            return 0.0
-        time = stored.get("time", 0) if isinstance(stored, dict) else 0
-        return float(time) if isinstance(time, (int, float)) else 0.0
+            return 0
+        revision = stored.get("revision", 0) if isinstance(stored, dict) else 0
+        return revision if type(revision) is int and revision >= 0 else 0
 
-    def save(self, state: Dict[str, Any], jsonl: str) -> None:
+    def save(self, state: Dict[str, Any], jsonl: str, read: Optional[str]) -> str:
         """Both files, the JSONL first: a state on disk never runs ahead of
-        the decisions apply-review reads. ``Stale`` when the state on disk is
-        newer (another tab, or a page that could not read it)."""
+        the decisions apply-review reads. ``read`` is the revision (ETag)
+        the page last read: ``Stale`` unless it is the current one (another
+        tab saved since). Returns the new revision's ETag."""
         with self.lock:
-            time = state.get("time", 0)
-            if isinstance(time, (int, float)) and time < self.stored_time():
-                raise Stale("the decisions on disk are newer than this page's: reload the page to continue from them")
+            if read != self.etag:
+                raise Stale(
+                    "the decisions were saved from another tab or window since this page read them "
+                    f"(revision {read or 'none'}, now {self.etag})"
+                )
+            revision = self.revision + 1
             write_text_atomic(self.jsonl_path, jsonl)
-            write_text_atomic(self.state_path, json.dumps(state, separators=(",", ":")))
+            write_text_atomic(self.state_path, json.dumps({**state, "revision": revision}, separators=(",", ":")))
+            self.revision = revision
             self.saves += 1
+            return self.etag
 
 
 class Stale(Exception):
-    """A state older than the one on disk."""
+    """A save made from a read older than the state on disk."""
 
 
 class ReviewHandler(BaseHTTPRequestHandler):
@@ -155,12 +171,20 @@ class ReviewHandler(BaseHTTPRequestHandler):
         if path in ("/", "/review.html", f"/{self.server.page.name}"):
             self._send(HTTPStatus.OK, self.server.page_bytes, "text/html; charset=utf-8")
         elif path == self._decisions_path():
-            try:
-                self._send(HTTPStatus.OK, self.server.state_path.read_bytes(), "application/json")
-            except FileNotFoundError:
-                self._error(HTTPStatus.NOT_FOUND, "no decisions saved yet")
-            except OSError as err:
-                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{self.server.state_path}: cannot be read ({err.strerror or err})")
+            # the body and its revision from one moment: not between a save's two writes
+            with self.server.lock:
+                etag = self.server.etag
+                try:
+                    body: Optional[bytes] = self.server.state_path.read_bytes()
+                except FileNotFoundError:
+                    body = None
+                except OSError as err:
+                    self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{self.server.state_path}: cannot be read ({err.strerror or err})")
+                    return
+            if body is None:
+                self._error(HTTPStatus.NOT_FOUND, "no decisions saved yet", etag=etag)
+            else:
+                self._send(HTTPStatus.OK, body, "application/json", etag=etag)
         else:
             self._error(HTTPStatus.NOT_FOUND, f"the review server serves its page and its decisions, not {path}")
 
@@ -171,6 +195,10 @@ class ReviewHandler(BaseHTTPRequestHandler):
         if path != self._decisions_path():
             self._error(HTTPStatus.NOT_FOUND, f"decisions are saved at {self._decisions_path()}, not {path}")
             return
+        read = self.headers.get("If-Match")
+        if read is None:
+            self._error(HTTPStatus.PRECONDITION_REQUIRED, "an If-Match header is needed: the revision (ETag) of the decisions this page last read")
+            return
         length = self._length()
         if length is None:
             return
@@ -180,9 +208,9 @@ class ReviewHandler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, str(err) if isinstance(err, ValueError) else "the body nests too deeply")
             return
         try:
-            self.server.save(state, jsonl)
+            etag = self.server.save(state, jsonl, read)
         except Stale as err:
-            self._error(HTTPStatus.CONFLICT, str(err))
+            self._error(HTTPStatus.CONFLICT, str(err), etag=self.server.etag)
             return
         except OSError as err:
             self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{err.filename or self.server.page.parent}: cannot be written ({err.strerror or err})")
@@ -190,7 +218,7 @@ class ReviewHandler(BaseHTTPRequestHandler):
         except ValueError as err:  # write_text_atomic: the target is a folder, a pipe or a device
             self._error(HTTPStatus.INTERNAL_SERVER_ERROR, str(err))
             return
-        self._send(HTTPStatus.NO_CONTENT, b"", None)
+        self._send(HTTPStatus.NO_CONTENT, b"", None, etag=etag)
 
     def _checked_path(self) -> Optional[str]:
         """The request's path without its query, or None (answered 403) when
@@ -228,13 +256,15 @@ class ReviewHandler(BaseHTTPRequestHandler):
             return None
         return length
 
-    def _error(self, status: HTTPStatus, message: str) -> None:
-        self._send(status, json.dumps({"error": message}).encode("utf8"), "application/json")
+    def _error(self, status: HTTPStatus, message: str, etag: Optional[str] = None) -> None:
+        self._send(status, json.dumps({"error": message}).encode("utf8"), "application/json", etag=etag)
 
-    def _send(self, status: HTTPStatus, body: bytes, content_type: Optional[str]) -> None:
+    def _send(self, status: HTTPStatus, body: bytes, content_type: Optional[str], etag: Optional[str] = None) -> None:
         self.send_response(status)
         if content_type:
             self.send_header("Content-Type", content_type)
+        if etag is not None:
+            self.send_header("ETag", etag)
         self.send_header("Content-Length", str(len(body)))
         # the page's state changes on every keypress: never a cached copy
         self.send_header("Cache-Control", "no-store")

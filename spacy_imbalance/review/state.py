@@ -15,6 +15,10 @@ FORMAT = 1
 ANSWERS = {"a": "accept", "r": "reject", "i": "ignore"}
 
 
+# milliseconds since 1970 of the year 2286: any clock a browser reports is below it
+MAX_TIME = 1e13
+
+
 def check_state(state: Any, data: ReviewData) -> Dict[str, Any]:
     """``state`` when every row names a suspect, an answer, a label and a
     token range of the suspect's document; ValueError naming the first row
@@ -25,6 +29,10 @@ def check_state(state: Any, data: ReviewData) -> Dict[str, Any]:
     rows = state.get("rows")
     if not isinstance(rows, list):
         raise ValueError("'state' must have a list of 'rows'")
+    time = state.get("time", 0)
+    # a browser's Date.now(): NaN, an infinity or 10**400 would make the stored state unreadable (issue 43, M1, M2)
+    if isinstance(time, bool) or not isinstance(time, (int, float)) or not 0 <= time <= MAX_TIME:
+        raise ValueError(f"'time' of 'state' must be a time in milliseconds in [0, {MAX_TIME:.0e}], got {time!r}")
     seen = set()
     for number, row in enumerate(rows, start=1):
         problem = _row_problem(row, data)

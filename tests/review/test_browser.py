@@ -302,3 +302,31 @@ def test_no_script_from_corpus_data_runs(browser, tmp_path):
         # the static view holds the strings as text
         assert browser.execute_script("return document.querySelectorAll('details.static img, details.static script').length") == 0
         assert browser.title == "spacy-imbalance audit: review"
+
+
+def test_two_tabs_never_lose_each_others_decisions(browser, small_corpus, tmp_path):
+    """Issue 43, H3: tab A saved suspect 0, tab B saved suspect 1 over it, A
+    saved again: B's decision was gone. Now a save from an older read is
+    refused and the page merges its own changes into the newer decisions."""
+    docs, result = small_corpus
+    with served(tmp_path / "review.html", docs, result) as server:
+        open_page(browser, server.page_url)
+        tab_a = browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        open_page(browser, server.page_url)  # B reads the decisions before A saves any
+        tab_b = browser.current_window_handle
+        browser.switch_to.window(tab_a)
+        press(browser, "a")  # A accepts the first suspect (Berlin)
+        saved_text(browser, server)
+        browser.switch_to.window(tab_b)
+        press(browser, "j", "x")  # B, from its older read, rejects the second (United Nations)
+        saved_text(browser, server)
+        assert "Merged" in text_of(browser, "review-status")
+        browser.switch_to.window(tab_a)
+        press(browser, "j", "a")  # A, now behind B, accepts the third (Acme Corp)
+        text = saved_text(browser, server)
+    decided = {}
+    for line in map(json.loads, text.splitlines()):
+        span = line["spans"][0]
+        decided[line["text"][span["start"] : span["end"]]] = line["answer"]
+    assert decided == {"Berlin": "accept", "United Nations": "reject", "Acme Corp": "accept"}

@@ -31,15 +31,19 @@ def served(small_corpus, tmp_path):
     server.server_close()
 
 
-def request(server, path, body=None, method=None, raw=None, host=None, token=True):
+def request(server, path, body=None, method=None, raw=None, host=None, token=True, if_match=True):
     """A request as the page sends it: with the owner's token (``token``
-    True), another one (a string) or none (False)."""
+    True), another one (a string) or none (False); a save names the
+    server's current revision (``if_match`` True), another (a string) or
+    none (False)."""
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode("utf8"))
     req = urllib.request.Request(server.url.rstrip("/") + path, data=data, method=method or ("PUT" if data is not None else "GET"))
     if host is not None:
         req.add_header("Host", host)
     if token:
         req.add_header("X-Review-Token", server.token if token is True else token)
+    if if_match and req.get_method() == "PUT":
+        req.add_header("If-Match", server.etag if if_match is True else if_match)
     try:
         with urllib.request.urlopen(req, timeout=10) as response:
             return response.status, response.read()
@@ -56,7 +60,7 @@ def test_server_serves_its_page_and_keeps_decisions_on_disk(served):
     assert request(served, decisions, {"state": STATE})[0] == 204
     # the state as sent, read back when the page opens; the JSONL for apply-review beside the page
     status, body = request(served, decisions)
-    assert status == 200 and json.loads(body) == STATE
+    assert status == 200 and json.loads(body) == {**STATE, "revision": 1}
     assert served.jsonl_path == served.page.with_name(f"review-{served.key}.jsonl")
     (line,) = [json.loads(text) for text in served.jsonl_path.read_text(encoding="utf8").splitlines()]
     assert (line["answer"], line["spans"][0]["label"], line["spans"][0]["token_start"]) == ("accept", "LOC", 4)
@@ -111,13 +115,36 @@ def test_server_refuses_other_paths_keys_and_bodies(served, tmp_path):
     assert request(served, "/?from=bookmark")[0] == 200
 
 
-def test_server_refuses_a_state_older_than_the_one_on_disk(served):
+def test_two_tabs_never_write_over_each_other(served):
+    """Issue 43, H3: tab A saved suspect 0, tab B (which read before it)
+    saved suspect 1 over it, and A's decision was gone. Now each save names
+    the revision its page read; B's is refused (409, the current revision
+    in its ETag) and the disk keeps A's decision, whatever B's clock says."""
     decisions = f"/decisions/{served.key}"
-    assert request(served, decisions, {"state": {**STATE, "time": 200}})[0] == 204
-    # another tab, or a page that could not read the saved state, must not write over newer decisions
-    status, text = request(served, decisions, {"state": {**STATE, "rows": [], "time": 100}})
-    assert status == 409 and "reload the page" in json.loads(text)["error"]
-    assert json.loads(request(served, decisions)[1])["time"] == 200 and served.saves == 1
+    read = served.etag  # both tabs read the same (empty) decisions
+    assert request(served, decisions, {"state": {**STATE, "time": 100}}, if_match=read)[0] == 204
+    status, text = request(served, decisions, {"state": {**STATE, "rows": [], "time": 9e12}}, if_match=read)
+    assert status == 409 and "another tab" in json.loads(text)["error"]
+    assert json.loads(request(served, decisions)[1])["rows"] == STATE["rows"] and served.saves == 1
+    # without a revision a save is refused; the revision goes on across restarts
+    assert request(served, decisions, {"state": STATE}, if_match=False)[0] == 428
+    from spacy_imbalance.review.server import ReviewServer
+
+    again = ReviewServer(served.page)
+    try:
+        assert again.etag == served.etag == '"1"'
+    finally:
+        again.server_close()
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "1" + "0" * 400, "-1", '"5"', "true"])
+def test_a_state_with_an_impossible_time_is_refused(served, literal):
+    """Issue 43, M1, M2: NaN was written and no browser could read the state
+    again; 10**400 broke every later save."""
+    body = json.dumps({"state": {**STATE, "time": 0}}).replace('"time": 0', f'"time": {literal}')
+    status, text = request(served, f"/decisions/{served.key}", raw=body.encode("utf8"))
+    assert status == 400 and "'time'" in json.loads(text)["error"]
+    assert not served.state_path.exists()
 
 
 def test_server_says_what_it_could_not_write(served, monkeypatch):

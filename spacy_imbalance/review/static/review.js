@@ -50,6 +50,12 @@
   // not read it must not write over it
   let mayWrite = false;
   let lastChange = 0;
+  // the revision (ETag) of the server's decisions this page last read or wrote: a save
+  // names it, and one made after another tab saved is refused (409) and merged
+  let revision = null;
+  // the suspects this tab changed since its last save landed (pending) and in the save on its way
+  const dirty = new Set();
+  let inFlight = new Set();
 
   // spaCy's offsets count code points; JavaScript strings count UTF-16 units,
   // two for an emoji: text is cut through an array of code points per document
@@ -113,10 +119,22 @@
     }
     sending = true;
     markSaved();
+    inFlight = new Set(dirty);
+    dirty.clear();
     put(false)
-      .then((response) => (response.ok ? null : response.json().then((body) => new Error(body.error), () => new Error("HTTP " + response.status))))
+      .then((response) => {
+        if (response.ok) {
+          revision = response.headers.get("ETag") || revision;
+          inFlight.clear();
+          return null;
+        }
+        if (response.status === 409) return merge();
+        return response.json().then((body) => new Error(body.error), () => new Error("HTTP " + response.status));
+      })
       .catch((err) => err)
       .then((err) => {
+        if (err) for (const index of inFlight) dirty.add(index);
+        if (err) inFlight.clear();
         const changed = (err === null) !== (serverError === null);
         serverError = err;
         sending = false;
@@ -141,7 +159,39 @@
 
   function put(keepalive) {
     const body = JSON.stringify({ state: state() });
-    return fetch(DECISIONS_URL, { method: "PUT", headers: { "Content-Type": "application/json", "X-Review-Token": TOKEN }, body: body, keepalive: keepalive });
+    const headers = { "Content-Type": "application/json", "X-Review-Token": TOKEN, "If-Match": revision || '"0"' };
+    return fetch(DECISIONS_URL, { method: "PUT", headers: headers, body: body, keepalive: keepalive });
+  }
+
+  // another tab or window saved since this page read the decisions: take theirs for
+  // every suspect this page did not change, keep this page's own changes, save again
+  function merge() {
+    const mine = new Set([...dirty, ...inFlight]);
+    inFlight.clear();
+    return fetch(DECISIONS_URL, { cache: "no-store", headers: { "X-Review-Token": TOKEN } })
+      .then((response) => {
+        if (!response.ok && response.status !== 404) throw new Error("HTTP " + response.status);
+        revision = response.headers.get("ETag") || revision;
+        return response.ok ? response.json() : null;
+      })
+      .then((stored) => {
+        const theirs = new Map();
+        for (const row of (stored && stored.rows) || []) {
+          const entry = Array.isArray(row) ? validEntry(...row) : null;
+          if (entry) theirs.set(row[0], entry);
+        }
+        for (const index of new Set([...entries.keys(), ...theirs.keys()])) {
+          if (!mine.has(index)) applyEntry(index, theirs.get(index));
+        }
+        for (const index of mine) dirty.add(index);
+        save();
+        render("Merged with the decisions saved from another tab or window.");
+        return null;
+      })
+      .catch((err) => {
+        for (const index of mine) dirty.add(index);
+        return new Error("could not merge with the decisions saved from another tab or window (" + err.message + ")");
+      });
   }
 
   function validEntry(index, code, label, start, end) {
@@ -166,6 +216,7 @@
   function fromServer() {
     return fetch(DECISIONS_URL, { cache: "no-store", headers: { "X-Review-Token": TOKEN } })
       .then((response) => {
+        revision = response.headers.get("ETag") || revision;
         if (response.ok) return response.json();
         if (response.status === 404) return null;  // nothing saved yet
         throw new Error("HTTP " + response.status);
@@ -210,6 +261,11 @@
   }
 
   function setEntry(index, entry) {
+    dirty.add(index);
+    applyEntry(index, entry);
+  }
+
+  function applyEntry(index, entry) {
     const old = entries.get(index);
     if (old && old.answer) counts[old.answer] -= 1;
     if (entry && entry.answer) counts[entry.answer] += 1;
