@@ -555,8 +555,16 @@
   function start(stored) {
     const chosen = newer(stored, fromBrowser());
     load(chosen);
-    // changes the server missed (the page closed within SEND_DELAY of them) go to it now
-    if (SERVED && chosen && chosen !== stored) timer = setTimeout(send, 0);
+    // changes the server missed (the page closed within SEND_DELAY of them) go to it now,
+    // as this page's own: a merge with a newer save keeps them
+    if (SERVED && chosen && chosen !== stored) {
+      const theirs = new Map();
+      for (const row of (stored && stored.rows) || []) if (Array.isArray(row)) theirs.set(row[0], JSON.stringify(validEntry(...row)));
+      for (const index of new Set([...entries.keys(), ...theirs.keys()])) {
+        if (JSON.stringify(entries.get(index) || null) !== (theirs.get(index) || "null")) dirty.add(index);
+      }
+      timer = setTimeout(send, 0);
+    }
     fillLabels();
     bind();
     render(total ? "" : "The audit found no suspects.");
