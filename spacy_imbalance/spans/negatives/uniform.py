@@ -42,7 +42,7 @@ from ._base import (
 # negatives than positives.
 DEFAULT_RATE = 0.7
 # v2's defaults, chosen on WNUT-2017 dev (docs/benchmarks/never_worse.md)
-DEFAULT_CORRECTION = 1.0
+DEFAULT_CORRECTION = 0.5
 DEFAULT_FIXED = True
 
 
