@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 42's headline grid on WNUT-2017 (docs/benchmarks/never_worse.md): spaCy's
-# ner, spancat_singlelabel and sampled_spancat (configs/*/sampled_spancat.cfg,
-# the recommended setting), on frozen MiniLM features and fine-tuned MiniLM,
+# ner, spancat_singlelabel and sampled_spancat with the recommended setting
+# (uniform_negatives.v2 with its defaults: configs/*/sampled_spancat_uniform.cfg
+# with the sampler swapped, runs tagged ..._v2), on frozen MiniLM features and fine-tuned MiniLM,
 # trained on the complete train set (tag nw) and with each training entity
 # removed with p = 0.5 (tag nw_m50; dev and test complete), seeds 0-2.
 #
@@ -20,6 +21,8 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
 ENCODERS=${ENCODERS:-features transformer}
 MASK=(--set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}")
+# ours: the shipped uniform config with uniform_negatives.v2 and its defaults (rate, fixed, correction)
+V2=(--set components.sampled_spancat.negatives.@misc=spacy-imbalance.uniform_negatives.v2)
 
 # run ENCODER SYSTEM SEED TAG: one run (skipped when done)
 run() {
@@ -29,10 +32,11 @@ run() {
     features) budget=(--max-steps 4000 --set training.patience=1000) ;;
     transformer) budget=(--max-steps 1000 --set training.eval_frequency=100) ;;
   esac
-  local masked=()
+  local masked=() ours=()
   [ "$tag" = nw_m50 ] && masked=("${MASK[@]}")
+  if [ "$system" = sampled_spancat ]; then system=sampled_spancat_uniform; tag=${tag}_v2; ours=("${V2[@]}"); fi
   "$PYTHON" scripts/benchmark.py --corpus wnut17 --config "$encoder/$system" --seed "$seed" --tag "$tag" \
-    "${budget[@]}" "${masked[@]}" --summary "_never_worse_run" || echo "FAILED: $encoder/$system-$tag seed $seed"
+    "${budget[@]}" "${masked[@]}" "${ours[@]}" --summary "_never_worse_run" || echo "FAILED: $encoder/$system-$tag seed $seed"
   rm -f metrics/wnut17/_never_worse_run*
 }
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import srsly
 import typer
 
-from bench.never_worse.table import pairs, table
+from bench.never_worse.table import overall, pairs, table
 from bench.never_worse.trials import run
 from bench.options import only_names
 
@@ -39,6 +39,9 @@ def main(
         out.write_text(table(trials, folder), encoding="utf8")
     out.write_text(table(trials, folder), encoding="utf8")
     chosen = pairs(trials, folder)
+    everywhere = overall(trials, folder)
+    if everywhere:
+        chosen += "\nOver every trial scored at every share:\n\n" + everywhere
     (folder.parent / "never_worse_choice.md").write_text(chosen or "No trial has run on both train sets yet.\n", encoding="utf8")
     print(out.read_text(encoding="utf8") + "\n" + chosen)
 

@@ -79,3 +79,27 @@ def pairs(trials: Dict[str, Dict[str, Any]], folder: Path) -> str:
         "| trials | correction | dev macro-F1, complete | dev macro-F1, p = 0.5 | mean |\n"
         "| --- | --: | --: | --: | --: |\n" + "\n".join(rows) + "\n"
     )
+
+
+def overall(trials: Dict[str, Dict[str, Any]], folder: Path) -> str:
+    """Dev macro-F1 at every correction share, averaged over every trial
+    scored at every share (both encoders, both train sets, either draw):
+    the rule that picks the default share, one setting for all."""
+    scores: Dict[float, List[float]] = {}
+    names = []
+    for name in trials:
+        path = folder / f"{name}.json"
+        rows = [row for row in srsly.read_json(path).get("decoded", []) if "correction" in row] if path.exists() else []
+        if not rows:
+            continue
+        names.append(name)
+        for row in rows:
+            scores.setdefault(row["correction"], []).append(row["macro_f"])
+    shares = [share for share, values in scores.items() if len(values) == len(names)]
+    if not shares:
+        return ""
+    best = max(shares, key=lambda share: sum(scores[share]))
+    lines = [f"| {share:g}{' (best)' if share == best else ''} | {_pct(sum(scores[share]) / len(names))} |" for share in shares]
+    return (
+        f"| correction | mean dev macro-F1 over {len(names)} trials ({', '.join(names)}) |\n| --: | --: |\n" + "\n".join(lines) + "\n"
+    )

@@ -42,7 +42,7 @@ def select_candidates(
     ]
     missing = f"; the audit estimates {100 * miss_rate:.0f} % of the entities missing" if miss_rate is not None else ""
     tried.append(Candidate(
-        "sampled_spancat_uniform", "sampled_spancat", sampler="uniform",
+        "sampled_spancat_uniform", "sampled_spancat", sampler="uniform_v1",
         reason="uniform negative sampling: the largest gain under missing annotations, and ahead of ner with none" + missing,
     ))
     # each further method: whether this corpus calls for it, the candidate, and why it is left out otherwise
@@ -50,7 +50,7 @@ def select_candidates(
         (
             encoder != "cnn",
             Candidate(
-                "sampled_spancat_weighted", "sampled_spancat", sampler="weighted",
+                "sampled_spancat_weighted", "sampled_spancat", sampler="weighted_v2",
                 reason="weighted negatives (v2): ahead of uniform on pretrained encoders with half the entities missing",
             ),
             "behind or level with uniform on the CNN encoder",

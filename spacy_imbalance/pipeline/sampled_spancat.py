@@ -14,7 +14,7 @@ unlabeled entity that is not drawn cannot teach the model that it is O.
     [components.sampled_spancat.negatives]
     @misc = "spacy-imbalance.uniform_negatives.v2"
     rate = 0.7
-    correction = 0.5    # the share of the sampling's odds inflation undone at prediction
+    correction = 0.0    # the share of the sampling's odds inflation undone at prediction (off: chosen on dev)
     fixed = true        # one draw per sentence, kept every epoch
 
 Prediction: the sampler's prior correction is added to O's logit

@@ -27,4 +27,4 @@ def test_small_corpora_rare_entities_and_pretrained_encoders_add_their_methods()
     by_name = {c.name: c for c in tried}
     assert "30 %" in by_name["sampled_spancat_uniform"].reason
     assert (by_name["two_task_auc"].component, by_name["two_task_auc"].loss) == ("two_task_ner", "auc")
-    assert by_name["sampled_spancat_weighted"].choice("vectors", "en").sampler == "weighted"
+    assert by_name["sampled_spancat_weighted"].choice("vectors", "en").sampler == "weighted_v2"

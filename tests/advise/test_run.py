@@ -42,7 +42,7 @@ def test_settings_name_the_bad_option(settings, named):
 
 
 def test_candidate_config_is_init_configs_with_a_time_budget():
-    candidate = Candidate("sampled_spancat_weighted", "sampled_spancat", sampler="weighted", reason="why")
+    candidate = Candidate("sampled_spancat_weighted", "sampled_spancat", sampler="weighted_v2", reason="why")
     settings = AdviseSettings(encoder="vectors", vectors="my/vectors")
     timed = load_config_text(candidate_config(candidate, settings, 2.5))
     assert timed["training"]["before_update"] == {"@callbacks": "spacy-imbalance.time_budget.v1", "minutes": 2.5}

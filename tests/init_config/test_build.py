@@ -117,7 +117,7 @@ def test_shipped_configs_train_what_init_config_writes():
     shipped file's settings are exactly those."""
     shipped = load_config(ROOT / "configs" / "sampled_spancat_li.cfg", interpolate=False)
     built = build_config(ConfigChoice(
-        "sampled_spancat", sampler="uniform",
+        "sampled_spancat", sampler="uniform_v1",
         overrides={"components.sampled_spancat.max_span_width": 128, "components.sampled_spancat.model.representation": "endpoints_product"},
     ))
     assert shipped == built
