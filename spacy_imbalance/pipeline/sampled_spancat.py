@@ -50,9 +50,10 @@ every update trains on all of them as O, besides the sampled negatives.
 """
 import logging
 import warnings
+from contextlib import contextmanager
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.language import Language
@@ -250,6 +251,8 @@ class SampledSpanCategorizer(ClassCountedPipe):
         }
         # (ops, key, device vector) of the thresholds: uploaded once, not per batch
         self._threshold_cache: Optional[Tuple[Ops, Tuple, Floats1d]] = None
+        # (thresholds,) that saving writes instead of the ones it decides with (save_with_thresholds)
+        self._saved_thresholds: Optional[Tuple[Optional[Dict[str, float]]]] = None
         self._generator: Any = None
         # [masked entities drawn, negatives drawn] since the last score()
         self._missampled = [0, 0]
@@ -284,6 +287,36 @@ class SampledSpanCategorizer(ClassCountedPipe):
         if self.labels:
             check_threshold_labels(checked, self.labels, f"sampled_spancat '{self.name}'")
         self.cfg["thresholds"] = checked
+
+    def save_with_thresholds(self, thresholds: Optional[Dict[str, float]]) -> None:
+        """Write ``thresholds`` (None: the argmax rule) whenever the
+        component is saved from now on, while it keeps deciding with its own:
+        what ``spacy-imbalance.tuned_thresholds.v1`` does at each save of
+        ``spacy train``, so that the checkpoint is still chosen on untuned
+        dev scores and the saved pipeline decides with the tuned ones."""
+        checked = check_thresholds(thresholds, f"sampled_spancat '{self.name}'")
+        check_threshold_labels(checked, self.labels, f"sampled_spancat '{self.name}'")
+        self._saved_thresholds = (checked,)
+
+    @contextmanager
+    def _saving(self) -> Iterator[None]:
+        if self._saved_thresholds is None:
+            yield
+            return
+        own = self.cfg["thresholds"]
+        self.cfg["thresholds"] = self._saved_thresholds[0]
+        try:
+            yield
+        finally:
+            self.cfg["thresholds"] = own
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        with self._saving():
+            return super().to_bytes(exclude=exclude)
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        with self._saving():
+            super().to_disk(path, exclude=exclude)
 
     def _threshold_vector(self) -> Optional[Floats1d]:
         """The thresholds as a per-class device vector (``threshold_vector``),

@@ -126,19 +126,25 @@ def test_the_base_annotates_1000_held_out_texts_exactly_as_before(trained, corpu
 
 
 # micro-F1 on the 30 training sentences after 150 steps, levels below what seeds reach (observed: 0.92-1.0 with
-# an own encoder; listening, sampled_spancat 0.8-1.0, but token_ner and two_task_ner only 0.11-0.18, 0.16-0.18
+# an own encoder and fresh negatives at every update; sampled_spancat keeps one draw of negatives per sentence
+# since uniform_negatives.v2 (its default), so candidates never drawn are never taught as "no entity": 0.77 on CI
+# with an own encoder; listening, sampled_spancat 0.8-1.0, but token_ner and two_task_ner only 0.11-0.18, 0.16-0.18
 # after 300: their linear heads over frozen 96-d news features learn slowly; a collapsed model scores 0)
-LEVELS = {("sampled_spancat", "listen"): 0.7, ("token_ner", "listen"): 0.05, ("two_task_ner", "listen"): 0.05}
+LEVELS = {
+    ("sampled_spancat", "own"): 0.6, ("sampled_spancat", "listen"): 0.6, ("token_ner", "listen"): 0.05, ("two_task_ner", "listen"): 0.05,
+}
 
 
 @pytest.mark.slow
 def test_ours_learns_its_training_sentences(trained, corpus):
     train, _ = corpus
+    scores = {}
     for (component, mode), path in trained.items():
         nlp = spacy.load(path)
         examples = [Example(nlp(doc.text), doc) for doc in train]
-        score = nlp.get_pipe(component).score(examples)["ents_f"]
-        assert score >= LEVELS.get((component, mode), 0.8), f"{component} ({mode}): micro-F1 {score:.2f} on its training sentences"
+        scores[component, mode] = nlp.get_pipe(component).score(examples)["ents_f"]
+    below = {key: round(score, 2) for key, score in scores.items() if score < LEVELS.get(key, 0.8)}
+    assert below == {}, f"micro-F1 on the training sentences below its level: {below} (all: {scores})"
 
 
 @pytest.mark.slow
