@@ -1,3 +1,4 @@
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -7,7 +8,7 @@ from wasabi import msg
 
 from .. import __version__
 from ..init_config import ConfigChoice, build_config, render, validate_config
-from ..init_config.base import build_on_base, read_base
+from ..init_config.base import build_on_base, entities_target, read_base
 from ..init_config.encoders import DESCRIPTIONS
 from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
 from ..corpus.docs_io import write_text_atomic
@@ -66,9 +67,13 @@ def init_config_cli(
     to_stdout = str(output) == "-"
     if not to_stdout:
         check_config_output(output, force)
+    base_source = None
     try:
         if base is not None:
-            config = build_on_base(choice, read_base(base), listen=listen, ents=ents)
+            base_pipeline = read_base(base)
+            # what the config sources (a folder as its absolute path), so that the header's command writes it again
+            base_source = base_pipeline.name
+            config = build_on_base(choice, base_pipeline, listen=listen, ents=ents)
         else:
             config = build_config(choice)
     except ValueError as err:
@@ -81,7 +86,7 @@ def init_config_cli(
         fail(f"The config needs a package that is not installed: {err}")
     except Exception as err:  # spaCy's ConfigValidationError and the errors of factories and architectures
         fail(f"The config is not valid: {err}")
-    command = choice.command() + (f" --base {base}" if base else "") + (" --listen" if listen else "") + (" --ents" if ents else "")
+    command = choice.command() + (f" --base {shlex.quote(base_source)}" if base_source else "") + (" --listen" if listen else "") + (" --ents" if ents else "")
     text = render(config, header=[f"spacy-imbalance {__version__} init-config {command}"])
     if to_stdout:
         sys.stdout.write(text)
@@ -93,7 +98,7 @@ def init_config_cli(
         fail(f"Could not write OUTPUT {output}: {getattr(err, 'strerror', None) or err}")
     if base is not None:
         on = f"listening to {base}'s tok2vec" if listen else f"on {DESCRIPTIONS[choice.encoder]}"
-        where = "doc.ents" if ents or "entities_key" not in config["components"][component] else f"doc.spans[{component!r}]"
+        where = entities_target(config["components"][component])
         msg.good(f"Saved a config adding {component} ({on}; entities to {where}) to {base}, kept frozen: {output}")
         return
     msg.good(f"Saved a {component} config on {DESCRIPTIONS[choice.encoder]}: {output}")

@@ -18,12 +18,19 @@ either
 Where the base has a ``ner``, ours writes its entities to
 ``doc.spans[<component>]`` (``entities_key``) and leaves ``doc.ents`` to the
 base's ``ner``; ``ents=True`` writes them to ``doc.ents`` instead, where the
-base's entities win over overlapping ones of ours (``keep_preset``).
+base's entities win over overlapping ones of ours (``keep_preset``); a
+``--set components.<component>.entities_key`` chooses the group itself.
 docs/existing_pipelines.md has the traps each of these choices avoids.
+
+The settings written from the base (``DERIVED``, the base's components, the
+listened-to encoder) take no ``--set``: each override either holds in the
+config built, or the build is refused naming it, so that a config's header
+never records a value it does not have.
 """
 import copy
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
 
 from thinc.api import Config
 
@@ -34,12 +41,25 @@ BASE_COMPONENTS = ("sampled_spancat", "token_ner", "two_task_ner")
 BASE_ENCODERS = ("cnn", "vectors", "features")
 TOK2VEC = "tok2vec"
 
+# the settings --base writes from the base pipeline, and why a --set cannot change them
+DERIVED: Dict[str, str] = {
+    "nlp.lang": "the base's language",
+    "nlp.tokenizer": "the base's tokenizer, so that ours sees the tokens the base's components see",
+    "nlp.pipeline": "the base's components in their order, then ours",
+    "nlp.disabled": "the components the base disables, as the base has them",
+    "training.frozen_components": "every component of the base, so that its annotations stay exactly as they are",
+    "training.annotating_components": "the listened-to tok2vec with --listen (it sets doc.tensor for ours), else none",
+    "initialize.before_init": "spacy.copy_from_base_model.v1, which copies the base's tokenizer and vocab",
+}
+
 
 @dataclass(frozen=True)
 class BasePipeline:
     """What a config built on a trained pipeline needs to know of it."""
 
-    name: str  # as the user gave it: a package name or a folder
+    # what the config sources: a package name, or a folder's absolute path (so
+    # that `spacy train` finds it from any working folder)
+    name: str
     lang: str
     pipeline: List[str]
     disabled: List[str]
@@ -55,6 +75,7 @@ def read_base(name: str) -> BasePipeline:
     """Load the pipeline ``name`` (a package or a folder) and read what
     ``build_on_base`` needs; a ValueError naming ``--base`` when it cannot."""
     import spacy
+    from spacy.util import is_package
 
     try:
         nlp = spacy.load(name)
@@ -63,8 +84,10 @@ def read_base(name: str) -> BasePipeline:
     width = None
     if TOK2VEC in nlp.pipe_names and nlp.get_pipe_meta(TOK2VEC).factory == "tok2vec":
         width = int(nlp.get_pipe(TOK2VEC).model.get_dim("nO"))
+    # a package wins over a folder of the same name, as in spacy.load
+    location = name if is_package(name) or not Path(name).exists() else str(Path(name).resolve())
     return BasePipeline(
-        name=name,
+        name=location,
         lang=nlp.lang,
         pipeline=list(nlp.component_names),
         disabled=list(nlp.disabled),
@@ -79,10 +102,13 @@ def read_base(name: str) -> BasePipeline:
 def build_on_base(choice: ConfigChoice, base: BasePipeline, *, listen: bool = False, ents: bool = False) -> Config:
     """The config of ``choice``'s component added to ``base`` (module docstring)."""
     name = choice.component
+    own_tok2vec = f"{name}_{TOK2VEC}"
     if name not in BASE_COMPONENTS:
         raise ValueError(f"--base adds one of {', '.join(BASE_COMPONENTS)}, not --component {name}")
-    if name in base.pipeline or f"{name}_{TOK2VEC}" in base.pipeline:
-        raise ValueError(f"--base {base.name} already has a component named {name}: ours would replace it")
+    # the exact names ours adds: a base's "sampled_spancat_tok2vec" is no clash when ours listens
+    clashes = [added for added in ([name] if listen else [own_tok2vec, name]) if added in base.pipeline]
+    if clashes:
+        raise ValueError(f"--base {base.name} already has a component named {clashes[0]}: ours would replace it")
     if choice.lang != base.lang and choice.lang != "en":
         raise ValueError(f"--lang {choice.lang} differs from the base's language, {base.lang}: leave --lang out")
     if listen:
@@ -97,9 +123,11 @@ def build_on_base(choice: ConfigChoice, base: BasePipeline, *, listen: bool = Fa
         raise ValueError(f"--encoder {choice.encoder} with --base: use one of {', '.join(BASE_ENCODERS)}, or --listen")
     if choice.encoder == "vectors" and not base.has_vectors and "paths.vectors" not in choice.overrides:
         raise ValueError(f"--encoder vectors: {base.name} has no static vectors; pass --set paths.vectors=en_core_web_md (or another pipeline)")
-    own = build_config(replace(choice, lang=base.lang))
+    _check_settings(choice, base, listen=listen, ents=ents)
+    # the templates call our encoder "tok2vec": its settings are set there, then it is renamed
+    overrides = {_own_key(key, own_tok2vec, TOK2VEC): value for key, value in choice.overrides.items()}
+    own = build_config(replace(choice, lang=base.lang, overrides=overrides))
     config = own.copy()
-    own_tok2vec = f"{name}_{TOK2VEC}"
     block = config["components"].pop(name)
     encoder = config["components"].pop(TOK2VEC)
     if listen:
@@ -110,7 +138,7 @@ def build_on_base(choice: ConfigChoice, base: BasePipeline, *, listen: bool = Fa
         block = _renamed(block, TOK2VEC, own_tok2vec)
         block["model"]["tok2vec"]["upstream"] = own_tok2vec
         encoder = _renamed(encoder, TOK2VEC, own_tok2vec)
-    if base.has_ner and not ents:
+    if base.has_ner and not ents and f"components.{name}.entities_key" not in choice.overrides:
         block["entities_key"] = name
     config["components"] = {component: {"source": base.name} for component in base.pipeline}
     if not listen:
@@ -130,7 +158,82 @@ def build_on_base(choice: ConfigChoice, base: BasePipeline, *, listen: bool = Fa
     if base.has_vectors:
         # the copied vocab holds the base's vectors; reading them again from paths.vectors would replace them
         config["paths"]["vectors"] = None
+    _check_applied(config, choice.overrides, renamed=None if listen else own_tok2vec)
     return config
+
+
+def entities_target(block: Dict[str, Any]) -> str:
+    """Where the component of config block ``block`` writes its entities."""
+    key = block.get("entities_key")
+    return "doc.ents" if key is None else f"doc.spans[{key!r}]"
+
+
+def _check_settings(choice: ConfigChoice, base: BasePipeline, *, listen: bool, ents: bool) -> None:
+    """A ValueError naming the first ``--set`` of a setting --base writes from
+    the base, and why it does."""
+    name = choice.component
+    for key, value in choice.overrides.items():
+        derived = next((setting for setting in DERIVED if key == setting or key.startswith(f"{setting}.")), None)
+        if derived is not None:
+            raise ValueError(f"--set {key}: --base writes [{derived}] from {base.name}: {DERIVED[derived]}")
+        parts = key.split(".")
+        if key == "paths.vectors" and base.has_vectors:
+            raise ValueError(
+                f"--set paths.vectors: {base.name} has static vectors of its own, copied with its vocab; "
+                "other vectors would replace them under the base's components: leave paths.vectors out"
+            )
+        component = parts[1] if parts[0] == "components" and len(parts) > 1 else None
+        if component is not None and component in (*base.pipeline, TOK2VEC):
+            raise ValueError(f"--set {key}: {_not_ours(component, name, base)}")
+        if listen and component == f"{name}_{TOK2VEC}":
+            raise ValueError(f"--set {key}: with --listen ours has no encoder of its own; it listens to {base.name}'s tok2vec")
+        if listen and parts[:4] == ["components", name, "model", TOK2VEC]:
+            raise ValueError(f"--set {key}: with --listen ours reads {base.name}'s tok2vec through a listener of its width")
+        if key == f"components.{name}.entities_key" and ents and value is not None:
+            raise ValueError(
+                f"--set {key}={value}: --ents writes ours to doc.ents, entities_key to doc.spans[{value!r}]: give one of the two"
+            )
+
+
+def _not_ours(component: str, name: str, base: BasePipeline) -> str:
+    """Why the settings of ``components.<component>`` take no --set with --base."""
+    if component in base.pipeline:
+        return f"{component} is {base.name}'s own component, sourced and frozen as it is"
+    # ours has no "tok2vec" with --base: its own encoder is renamed, or it listens to the base's
+    return f"ours' encoder is components.{name}_{TOK2VEC} with --base: set its settings there"
+
+
+def _own_key(key: str, own_tok2vec: str, template: str) -> str:
+    """``key`` as the templates name it: ``components.<own_tok2vec>.…`` is ``components.<template>.…`` there."""
+    prefix = f"components.{own_tok2vec}"
+    return f"components.{template}{key[len(prefix):]}" if key == prefix or key.startswith(f"{prefix}.") else key
+
+
+def _check_applied(config: Config, overrides: Dict[str, Any], *, renamed: Optional[str]) -> None:
+    """A ValueError naming the first override the built ``config`` does not
+    hold (a setting --base writes that ``_check_settings`` does not know of)."""
+    for key, value in overrides.items():
+        found, held = _lookup(config, key)
+        # an interpolation of our encoder's settings follows it to its new name
+        if not (found and (_holds(held, value) or renamed is not None and _holds(held, _renamed(value, TOK2VEC, renamed)))):
+            now = f"it is {held!r}" if found else "it has no such setting"
+            raise ValueError(f"--set {key}: --base writes this setting itself ({now} in the config built), so the value would not apply")
+
+
+def _lookup(config: Config, key: str) -> Tuple[bool, Any]:
+    node: Any = config
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def _holds(node: Any, value: Any) -> bool:
+    """Whether ``node`` holds ``value``: equal, or a section with at least its settings."""
+    if isinstance(value, dict):
+        return isinstance(node, dict) and all(key in node and _holds(node[key], item) for key, item in value.items())
+    return bool(node == value)
 
 
 def _renamed(node: Any, old: str, new: str) -> Any:

@@ -85,3 +85,60 @@ def test_init_config_mixed_precision_needs_a_transformer(tmp_path):
     result = _invoke(tmp_path / "x.cfg", "--component", "ner", "--encoder", "vectors", "--mixed-precision")
     assert result.exit_code == 1 and "--mixed-precision applies to a fine-tuned transformer" in ANSI.sub("", result.output)
     assert not (tmp_path / "x.cfg").exists()
+
+
+def _folder_base(where):
+    """A trained pipeline without a ner or a tok2vec: a sentencizer on spaCy's English tokenizer."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.to_disk(where)
+
+
+def test_init_config_base_folder_is_sourced_absolutely_and_a_base_without_ner_gets_doc_ents(tmp_path, monkeypatch):
+    from spacy_imbalance.init_config import validate_config
+
+    _folder_base(tmp_path / "sm")
+    monkeypatch.chdir(tmp_path)
+    result = _invoke("config.cfg", "--component", "token_ner", "--base", "sm",
+                     "--set", "training.max_steps=7")
+    output = " ".join(ANSI.sub("", result.output).split())
+    assert result.exit_code == 0, output
+    where = str((tmp_path / "sm").resolve())
+    # the base has no ner: ours writes doc.ents, and the message says so
+    assert "entities to doc.ents)" in output and "doc.spans" not in output
+    text = (tmp_path / "config.cfg").read_text(encoding="utf8")
+    assert text.splitlines()[0].endswith(f"--component token_ner --set training.max_steps=7 --base {where}")
+    config = load_config(tmp_path / "config.cfg", interpolate=False)
+    assert config["components"]["sentencizer"] == {"source": where} and config["training"]["max_steps"] == 7
+    # spacy train from another folder finds the base (a relative "sm" failed there with E050)
+    monkeypatch.chdir(tmp_path.parent)
+    validate_config(config)
+
+
+def test_init_config_base_entities_key_set_decides_where_the_entities_go(tmp_path):
+    _folder_base(tmp_path / "sm")
+    out = tmp_path / "config.cfg"
+    result = _invoke(out, "--component", "token_ner", "--base", tmp_path / "sm", "--set", "components.token_ner.entities_key=mine")
+    assert result.exit_code == 0, result.output
+    assert "entities to doc.spans['mine'])" in " ".join(ANSI.sub("", result.output).split())
+    assert load_config(out, interpolate=False)["components"]["token_ner"]["entities_key"] == "mine"
+    assert "--set components.token_ner.entities_key=\"mine\"" in out.read_text(encoding="utf8").splitlines()[0]
+
+
+def test_init_config_base_refuses_a_setting_it_writes_from_the_base(tmp_path):
+    _folder_base(tmp_path / "sm")
+    out = tmp_path / "config.cfg"
+    for key, value, why in [
+        ("training.frozen_components", "[]", "every component of the base, so that its annotations stay exactly as they are"),
+        ("nlp.disabled", '["sentencizer"]', "the components the base disables, as the base has them"),
+        ("nlp.pipeline", '["token_ner"]', "the base's components in their order, then ours"),
+        ("training.annotating_components", '["sentencizer"]', "the listened-to tok2vec with --listen"),
+    ]:
+        result = _invoke(out, "--component", "token_ner", "--base", tmp_path / "sm", "--set", f"{key}={value}")
+        output = " ".join(ANSI.sub("", result.output).split())
+        assert result.exit_code == 1, (key, output)
+        assert f"--set {key}: --base writes [{key}] from {(tmp_path / 'sm').resolve()}: {why}" in output
+        # nothing written: no header records a value the config does not have
+        assert not out.exists()
