@@ -5,7 +5,7 @@ from typing import Optional
 import typer
 from wasabi import msg
 
-from ..review.server import ReviewPageError, ReviewServer, default_port, page_key, serve
+from ..review.server import ReviewPageError, ReviewServer, StoreError, default_port, page_key, serve
 from ._app import app, fail
 
 
@@ -30,6 +30,7 @@ def review_cli(
     except ReviewPageError as err:
         fail(str(err))
     server = _listen(page, default_port(key) if port is None else port, chosen=port is not None)
+    _say_repairs(server)
     msg.good(f"Reviewing {page} at {server.page_url}")
     msg.text(
         f"Decisions are saved to {server.jsonl_path} as you go. The address holds a token: the server answers no "
@@ -42,7 +43,7 @@ def review_cli(
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()  # waits for a save in progress
+        server.server_close()  # at once: a save in progress finished, open connections dropped
     jsonl = server.jsonl_path
     if jsonl.is_file() and jsonl.stat().st_size:
         msg.info(f"Stopped after {server.saves:,} saves; the decisions are in {jsonl}")
@@ -50,9 +51,23 @@ def review_cli(
         msg.info("Stopped; no decision is kept (none made, or all undone)")
 
 
+def _say_repairs(server: ReviewServer) -> None:
+    """What the start mended after a save that was cut short."""
+    store = server.store
+    if store.rewritten:
+        msg.warn(
+            f"{store.jsonl_path} was not the decisions of {store.state_path} (revision {store.revision}; a save was "
+            "cut short): written again from it"
+        )
+    if store.removed:
+        msg.info(f"Removed {store.removed} temporary file(s) of saves cut short, beside {server.page}")
+
+
 def _listen(page: Path, port: int, chosen: bool) -> ReviewServer:
     try:
         return serve(page, port=port)
+    except (ReviewPageError, StoreError) as err:  # another server keeps this page; its files are no files
+        fail(str(err))
     except OSError as err:
         if chosen:
             fail(f"--port {port}: cannot listen there ({err.strerror or err})")
@@ -62,5 +77,7 @@ def _listen(page: Path, port: int, chosen: bool) -> ReviewServer:
         )
     try:
         return serve(page, port=0)
+    except (ReviewPageError, StoreError) as err:
+        fail(str(err))
     except OSError as err:
         fail(f"no port to listen on at 127.0.0.1 ({err.strerror or err})")

@@ -9,7 +9,8 @@ as ``[start, end, ws]`` triples, ``ws`` 1 when whitespace follows, so that a
 """
 import hashlib
 import json
-from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, TypedDict
+import math
+from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, TypedDict, Union
 
 from spacy.tokens import Doc
 
@@ -105,3 +106,63 @@ def _content_key(content: Dict[str, Any]) -> str:
     decisions apart in the browser (every file:// page shares one storage)."""
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf8")).hexdigest()[:16]
+
+
+def check_review_data(data: Any) -> ReviewData:
+    """``data`` when it holds everything the review server reads of a page
+    (the layout above, every index in range); ValueError naming the first
+    key or record that does not. A page whose data lacks, say, "suspects"
+    was served and failed at its first save (issue 43, M13)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"its review data is a JSON {type(data).__name__}, not an object")
+    labels, docs, suspects = (_list_of(data, name) for name in ("labels", "docs", "suspects"))
+    for n, label in enumerate(labels):
+        if not isinstance(label, str):
+            raise ValueError(f"its review data's labels[{n}] is {label!r}, not a label name")
+    for n, doc in enumerate(docs):
+        _check_doc(f"docs[{n}]", doc)
+    for n, record in enumerate(suspects):
+        _check_suspect(f"suspects[{n}]", record, docs, len(labels))
+    return data  # type: ignore[return-value]
+
+
+def _list_of(data: Dict[str, Any], name: str) -> List[Any]:
+    if name not in data:
+        raise ValueError(f"its review data has no {name!r}: not a page spacy-imbalance audit wrote, or one cut short")
+    if not isinstance(data[name], list):
+        raise ValueError(f"its review data's {name!r} is a JSON {type(data[name]).__name__}, not a list")
+    return data[name]
+
+
+def _field(where: str, record: Any, name: str, kind: Union[type, Tuple[type, ...]], what: str) -> Any:
+    if not isinstance(record, dict):
+        raise ValueError(f"its review data's {where} is {record!r}, not an object")
+    value = record.get(name)
+    # bool is an int in Python; JSON's true is no index
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"its review data's {where} has no {name!r} ({what}), got {value!r}")
+    return value
+
+
+def _check_doc(where: str, doc: Any) -> None:
+    _field(where, doc, "index", int, "the corpus index")
+    text, tokens = _field(where, doc, "text", str, "a string"), _field(where, doc, "tokens", list, "a list")
+    _field(where, doc, "ents", list, "a list")
+    for n, token in enumerate(tokens):
+        ints = isinstance(token, (list, tuple)) and len(token) == 3 and all(type(v) is int for v in token)
+        if not ints or not 0 <= token[0] <= token[1] <= len(text) or token[2] not in (0, 1):
+            raise ValueError(f"its review data's {where} token {n} is {token!r}, not [start, end, ws] within its text")
+
+
+def _check_suspect(where: str, record: Any, docs: List[Any], n_labels: int) -> None:
+    doc, start, end, label = (_field(where, record, name, int, "an integer") for name in ("doc", "start", "end", "label"))
+    score = _field(where, record, "score", (int, float), "a number")
+    if not 0 <= doc < len(docs):
+        raise ValueError(f"its review data's {where} names document {doc}, but there are {len(docs)}")
+    n_tokens = len(docs[doc]["tokens"])
+    if not 0 <= start < end <= n_tokens:
+        raise ValueError(f"its review data's {where}: tokens [{start}, {end}) are not a span of document {doc}'s {n_tokens} tokens")
+    if not 0 <= label < n_labels:
+        raise ValueError(f"its review data's {where} names label {label}, but there are {n_labels}")
+    if not math.isfinite(score):
+        raise ValueError(f"its review data's {where} has the score {score!r}, not a probability")

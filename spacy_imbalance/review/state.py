@@ -7,7 +7,8 @@ A state is ``{"format": 1, "cursor", "rows", "history", "time"}``; a row is
 ``[suspect index, answer code ("a", "r", "i" or "" for edited but
 undecided), label index, start token, end token]`` (end exclusive).
 """
-from typing import Any, Dict, List
+import json
+from typing import Any, Dict, Iterator, List
 
 from .payload import ReviewData
 
@@ -86,6 +87,13 @@ def decision_records(data: ReviewData, state: Dict[str, Any]) -> List[Dict[str, 
             }
         records.append({"text": text, "tokens": tokens, "spans": [span], "answer": ANSWERS[code], "meta": meta})
     return records
+
+
+def jsonl_lines(data: ReviewData, state: Dict[str, Any]) -> Iterator[str]:
+    """The lines of the JSONL file of a checked ``state``, one at a time: the
+    server writes (and, at start, compares) them without a copy of the whole."""
+    for record in decision_records(data, state):
+        yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _as_javascript(number: float) -> Any:

@@ -65,7 +65,7 @@ def test_review_serves_the_folders_page_until_stopped(audit_dir, monkeypatch):
     body = json.dumps({"state": {"format": 1, "rows": [[0, "r", 1, 3, 4]]}}).encode("utf8")
     with urllib.request.urlopen(server.page_url, timeout=10) as response:
         assert response.read() == (audit_dir / "review.html").read_bytes()
-    request = urllib.request.Request(f"{server.url}decisions/{server.key}", data=body, method="PUT", headers={"X-Review-Token": server.token, "If-Match": server.etag})
+    request = urllib.request.Request(f"{server.url}decisions/{server.key}", data=body, method="PUT", headers={"X-Review-Token": server.token, "If-Match": server.etag, "Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status == 204
     (line,) = (audit_dir / f"review-{server.key}.jsonl").read_text(encoding="utf8").splitlines()

@@ -1,7 +1,7 @@
 import pytest
 
 from spacy_imbalance.audit.export import jsonl_records
-from spacy_imbalance.review.payload import review_data
+from spacy_imbalance.review.payload import check_review_data, review_data
 
 from .conftest import LABELS, make_doc, suspect
 
@@ -50,3 +50,18 @@ def test_the_key_names_the_data():
 def test_a_suspect_outside_its_document_is_refused(doc, start, end):
     with pytest.raises(ValueError, match="suspect"):
         review_data([make_doc("a b c".split())], [suspect(doc, start, end, "LOC", 0.6)], ["LOC"])
+
+
+def test_what_the_audit_builds_passes_the_servers_check(small_corpus):
+    """check_review_data (what the review server checks at start, issue 43,
+    M13) takes every page the audit writes, as built and as read back."""
+    import json
+
+    docs, result = small_corpus
+    data = review_data(docs, result.suspects, result.labels)
+    assert check_review_data(data) is data
+    assert check_review_data(json.loads(json.dumps(data))) == json.loads(json.dumps(data))
+    with pytest.raises(ValueError, match=r"^its review data's suspects\[0\] has the score nan, not a probability$"):
+        check_review_data({**data, "suspects": [{**data["suspects"][0], "score": float("nan")}]})
+    with pytest.raises(ValueError, match=r"^its review data is a JSON list, not an object$"):
+        check_review_data([])
