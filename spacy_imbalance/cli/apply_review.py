@@ -7,10 +7,10 @@ from wasabi import msg
 from ..corpus.conll import ConllFormatError
 from ..corpus.docs_io import load_docs, write_docbin
 from ..corpus.gold_checks import check_no_empty_spans
-from ..review.apply import COUNT_COLUMNS, REJECTED_KEY, LabelCounts, Overlaps, ReviewConflict, apply_decisions
+from ..review.apply import COUNT_COLUMNS, REJECTED_KEY, LabelCounts, Overlaps, ReviewConflict, apply_decisions, check_labels
 from ..review.decisions import DecisionFile, DecisionFormat, DecisionFormatError, read_decisions
 from ._app import _same_file, app, fail
-from .checks import check_output_file, check_spans_key
+from .checks import check_docbin_output, check_output_file, check_spans_key
 
 
 @app.command("apply-review")
@@ -18,7 +18,11 @@ def apply_review_cli(
     corpus: Path = typer.Argument(..., metavar="CORPUS", help="The reviewed corpus: a .spacy file or a CoNLL file"),
     decision_paths: List[Path] = typer.Argument(
         ..., metavar="DECISIONS...",
-        help="Reviewed decisions: our review page's or Prodigy's JSONL (db-out), doccano JSONL, or Label Studio's JSON export",
+        help=(
+            "Reviewed decisions: our review page's or Prodigy's (db-out), doccano's or Label Studio's records, as JSON lines or one "
+            "JSON document (a list, or one object); the format is told by the records' keys. UTF-8, or UTF-16 with a byte order mark. "
+            "Each label must be one of the corpus's"
+        ),
     ),
     output: Path = typer.Option(..., "--output", "-o", help="The .spacy file to write"),
     fmt: Optional[DecisionFormat] = typer.Option(None, "--format", help="Read every DECISIONS file in this format instead of detecting it per file"),
@@ -41,10 +45,12 @@ def apply_review_cli(
         fail(str(err))
     if spans_key is not None:
         check_spans_key(docs, spans_key, str(corpus))
+    decisions = [d for f in files for d in f.decisions]
     try:
+        # a label the corpus lacks ("PERSON" beside "person") would become a new entity type
+        check_labels(docs, decisions, corpus=str(corpus), spans_key=spans_key)
         result = apply_decisions(
-            docs, [d for f in files for d in f.decisions], corpus=str(corpus), overlaps=overlaps,
-            spans_key=spans_key, rejected_key=rejected_key,
+            docs, decisions, corpus=str(corpus), overlaps=overlaps, spans_key=spans_key, rejected_key=rejected_key,
         )
     except ReviewConflict as err:
         fail(str(err))
@@ -62,6 +68,7 @@ def _check_settings(corpus: Path, decision_paths: List[Path], output: Path, span
     if spans_key == rejected_key:
         fail(f"--spans-key and --rejected-key are both {spans_key!r}: the rejected spans would land among the gold; give two keys")
     check_output_file(output, "--output", inputs=[corpus, *decision_paths])
+    check_docbin_output(output, "--output")
     for n, path in enumerate(decision_paths):
         for earlier in decision_paths[:n]:
             if _same_file(earlier, path):

@@ -3,6 +3,7 @@
 - ``check_output_file``: an output file is a regular file or a new path, not
   an input, in a folder that exists or can be made and is writable, checked
   before any work;
+- ``check_docbin_output``: a file a command writes a DocBin to ends in .spacy;
 - ``bounded``: a number is finite and in its range, the range in the message;
 - ``check_spans_key``: a span key names a group that the documents have;
 - ``check_output_folder``: an output folder is a folder or a new path;
@@ -40,6 +41,25 @@ def check_output_file(output: Optional[Path], option: str, inputs: Iterable[Path
     problem = output_file_problem(output)
     if problem is not None:
         fail(f"{option} {output} {problem}")
+
+
+# what a file holding a DocBin must be named: spaCy's readers and ours
+# (corpus.docs_io.load_docs) read a file of any other name as CoNLL or text
+DOCBIN_SUFFIX = ".spacy"
+
+
+def check_docbin_output(output: Optional[Path], option: str) -> None:
+    """Exit with a message naming ``option`` when ``output`` (a file a
+    command will write a DocBin to; None when not given) does not end in
+    .spacy: `-o out.txt` would write a binary corpus that every later command
+    reads as something else. Call it before the command's work."""
+    if output is None or output.suffix == DOCBIN_SUFFIX:
+        return
+    fail(
+        f"{option} {output} must end in {DOCBIN_SUFFIX}: the command writes a .spacy (DocBin) file, which spaCy "
+        f"and these commands read only under that name (any other is read as CoNLL). Give e.g. "
+        f"{output.with_name(output.stem + DOCBIN_SUFFIX)}"
+    )
 
 
 def bounded(

@@ -14,7 +14,7 @@ from ..corpus.default_corpus import (
 )
 from ..corpus.docs_io import copy_ents_to_spans, write_docbins
 from ._app import app, check_outputs_are_not_inputs, fail, parse_split
-from .checks import check_output_file
+from .checks import check_docbin_output, check_output_file
 from .stats import print_stats
 
 SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
@@ -30,6 +30,7 @@ def convert_file(
     for path in paths.values():
         # a device, pipe or folder would be replaced by the rename of the atomic write
         check_output_file(path, "OUTPUT")
+        check_docbin_output(path, "OUTPUT")  # the parts of --split are named NAME.spacy
     docs, report = conll_to_docs(input_path)
     if spans_key:
         copy_ents_to_spans(docs, spans_key)

@@ -1,7 +1,6 @@
-import hashlib
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional
 
 import numpy
 import srsly
@@ -10,14 +9,9 @@ from wasabi import msg
 
 from ..corpus.docs_io import write_text_atomic
 from ..scorers.evaluation import load_report
+from ..scorers.pooling import pooling_problem
 from ._app import app, check_outputs_are_not_inputs, fail
 from .checks import check_output_file
-
-# What a run was scored on and trained with: runs of one name are pooled (as
-# seeds) only when these agree. ``data_sha256`` (the contents of the data) is
-# compared where both runs have it, else the ``data`` path as it was given;
-# ``config_sha256`` where both have it (benchmark runs record it).
-SCORED_ON = (("target", "what was scored (ents or spans:KEY)"), ("config_sha256", "config (SHA-256)"))
 
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -37,57 +31,14 @@ def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]
         entry["cut_by_step_cap"] = sum(1 for r in runs if r.get("cut_by_step_cap"))
         if all("size_factor" in r for r in runs):
             entry["size_factor"] = float(numpy.mean([r["size_factor"] for r in runs]))
+        # the runs of a name share their gold labels (pooling_problem): a label
+        # absent from a run was only predicted by others, and scored F = 0 there
         labels = sorted({label for r in runs for label in r["per_type"]})
         entry["per_type_f"] = {
             label: float(numpy.mean([100 * r["per_type"].get(label, {"f": 0.0})["f"] for r in runs])) for label in labels
         }
         summary[name] = entry
     return summary
-
-
-def pooling_problem(runs: Sequence[Tuple[Path, Dict[str, Any]]]) -> Optional[str]:
-    """Why the runs (each its file and report) cannot be summarized, or None:
-    a file given twice (the same file, or the same contents), or two runs of
-    one name scored on other data, another target or from another config,
-    which a mean over "seeds" would hide."""
-    # the same contents: the same file given twice (under any spelling or
-    # link) or a copy of it; two real runs always differ (timings, bootstrap)
-    digests: Dict[str, Path] = {}
-    for path, _ in runs:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        if digest in digests:
-            return f"{digests[digest]} and {path} are the same run (the same file, or a copy of it): give each run once"
-        digests[digest] = Path(path)
-    first: Dict[str, Tuple[Path, Dict[str, Any]]] = {}
-    for path, report in runs:
-        name = report["name"]
-        if name not in first:
-            first[name] = (path, report)
-            continue
-        other_path, other = first[name]
-        difference = _scored_difference(other, report)
-        if difference is not None:
-            return (
-                f"the runs {other_path} and {path} are both named {name!r} but differ in {difference}: "
-                "a mean over them would mix two experiments. Name them apart (evaluate --name) or summarize them separately"
-            )
-    return None
-
-
-def _scored_difference(a: Dict[str, Any], b: Dict[str, Any]) -> Optional[str]:
-    """What two reports of one name were scored on differently, or None."""
-    def both(key: str) -> bool:
-        return a.get(key) is not None and b.get(key) is not None
-
-    if both("data_sha256"):
-        if a["data_sha256"] != b["data_sha256"]:
-            return f"data: {a.get('data')!r} and {b.get('data')!r} have other contents"
-    elif both("data") and a["data"] != b["data"]:
-        return f"data: {a['data']!r} and {b['data']!r}"
-    for key, what in SCORED_ON:
-        if both(key) and a[key] != b[key]:
-            return f"{what}: {a[key]!r} and {b[key]!r}"
-    return None
 
 
 CUT_MARK = "†"

@@ -14,7 +14,7 @@ from ..corpus.gold_checks import check_no_empty_spans
 from ..corpus.sentences import sentence_docs
 from ..corpus.stats import corpus_stats
 from ._app import check_outputs_are_not_inputs, fail
-from .checks import check_output_file, check_spans_key
+from .checks import check_docbin_output, check_output_file, check_spans_key
 
 
 def read_sentences(path: Path, vocab: Optional[Vocab] = None) -> List[Doc]:
@@ -46,6 +46,7 @@ def transform_file(
     # the corpus is read
     check_outputs_are_not_inputs([input_path], [output])
     check_output_file(output, "OUTPUT", inputs=[input_path])
+    check_docbin_output(output, "OUTPUT")
     before = read_sentences(input_path)
     if spans_key is not None:
         check_spans_key(before, spans_key, str(input_path))

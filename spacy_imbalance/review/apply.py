@@ -6,6 +6,7 @@ Pure functions on Docs: the documents given are left as they are, and the
 new ones come back with the counts per label. A decision the corpus cannot
 take raises a ``ReviewConflict`` naming the file and line (or task).
 """
+import difflib
 from collections import defaultdict
 from dataclasses import dataclass, fields
 from enum import Enum
@@ -82,7 +83,10 @@ def apply_decisions(
     """Copies of ``docs`` with the accepted spans in ``doc.ents`` (and in
     ``doc.spans[spans_key]`` when given) and the rejected ones added to
     ``doc.spans[rejected_key]``. ``corpus`` names the documents' file in
-    messages. Ignored decisions are only counted."""
+    messages. Ignored decisions are only counted. The labels are taken as
+    they are: ``check_labels`` refuses those the corpus lacks (apply-review
+    calls it first; a caller whose corpus lost a label on purpose, as a
+    masked one may, need not)."""
     counts: Dict[str, LabelCounts] = defaultdict(LabelCounts)
     for decision in decisions:
         if decision.answer == "ignore":
@@ -96,6 +100,51 @@ def apply_decisions(
         review = _DocReview(doc, f"document {i} of {corpus}", overlaps, spans_key, rejected_key, counts)
         output.append(review.apply(matched[i]))
     return ReviewResult(output, dict(sorted(counts.items())))
+
+
+def corpus_labels(docs: Sequence[Doc], spans_key: Optional[str] = None) -> Set[str]:
+    """The entity labels of ``docs``: of ``doc.ents``, and of the
+    ``spans_key`` group when it is given (the gold the decisions meet)."""
+    labels = {ent.label_ for doc in docs for ent in doc.ents}
+    if spans_key is not None:
+        labels |= {span.label_ for doc in docs if spans_key in doc.spans for span in doc.spans[spans_key]}
+    return labels
+
+
+def check_labels(docs: Sequence[Doc], decisions: Sequence[Decision], *, corpus: str, spans_key: Optional[str] = None) -> None:
+    """A ``ReviewConflict`` for the first decision that accepts or rejects a
+    span under a label the corpus does not have (exactly: "PERSON" or
+    " person" beside "person" would become a new entity type, or a rejection
+    of a type no entity has), naming its nearest label. Ignored decisions
+    change nothing, and are not checked."""
+    labels = corpus_labels(docs, spans_key)
+    for decision in decisions:
+        if decision.answer != "ignore" and decision.label not in labels:
+            raise ReviewConflict(_label_problem(decision, labels, corpus, spans_key))
+
+
+def _label_problem(decision: Decision, labels: Set[str], corpus: str, spans_key: Optional[str]) -> str:
+    where = f"{decision.where}: the label {decision.label!r} (of {decision.text[decision.start:decision.end]!r}) is no label of {corpus}"
+    gold = "doc.ents" + (f" or doc.spans[{spans_key!r}]" if spans_key is not None else "")
+    if not labels:
+        return f"{where}, which has no entity (in {gold}): a review decides on the corpus's entity types, it adds none"
+    same = [label for label in sorted(labels) if _folded(label) == _folded(decision.label)]
+    near = difflib.get_close_matches(decision.label, sorted(labels), n=1)
+    if same:
+        hint = f"; did you mean {same[0]!r}? Labels must match exactly (case and spaces count)"
+    else:
+        hint = f"; the nearest is {near[0]!r}" if near else ""
+    listed = ", ".join(map(repr, sorted(labels)))
+    return (
+        f"{where}{hint}. Its labels (in {gold}): {listed}; a review decides on these entity types, it adds none: "
+        "correct the label in the decisions file"
+    )
+
+
+def _folded(label: str) -> str:
+    """A label without case or spaces: "PERSON", " person" and "per son"
+    are one for the hint, never for the check."""
+    return "".join(label.split()).casefold()
 
 
 def match_decisions(docs: Sequence[Doc], decisions: Sequence[Decision], *, corpus: str) -> Dict[int, List[Matched]]:

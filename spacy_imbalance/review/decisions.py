@@ -19,15 +19,24 @@ Three formats, detected per file (or forced with ``fmt``):
   the last annotation that was not cancelled counts, and every span of it
   is accepted.
 
+A file's records may come as JSON lines, as a JSON list or as one object
+(pretty-printed or not), in any of the three formats; the format is told by
+the keys of the first record, and a problem of a later one names the format
+it was read in. The text is UTF-8, or UTF-16 or UTF-8 with a byte order
+mark; an object with a key twice is refused.
+
 Offsets are character offsets into the text, the end exclusive. Every
 problem raises a ``DecisionFormatError`` naming the file and the line (or
 task).
 """
+import codecs
 import json
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+from ..corpus.strict_json import DuplicateKeyError, array_item_starts, line_of, loads_strict
 
 ANSWERS = ("accept", "reject", "ignore")
 EXISTING_SOURCE = "annotation"  # Prodigy's and our audit's mark of an entity the corpus has
@@ -38,6 +47,13 @@ class DecisionFormat(str, Enum):
     DOCCANO = "doccano"
     LABEL_STUDIO = "label-studio"
 
+
+# how a message names the format a file was read in
+FORMAT_NAMES = {
+    DecisionFormat.PRODIGY: "our review page's or Prodigy's format",
+    DecisionFormat.DOCCANO: "doccano's format",
+    DecisionFormat.LABEL_STUDIO: "Label Studio's format",
+}
 
 EXPECTED = (
     "our review page's or Prodigy's JSONL (one {\"text\", \"spans\", \"answer\"} per line), doccano JSONL "
@@ -51,6 +67,7 @@ class DecisionFormatError(ValueError):
     where there is one, the line or task."""
 
     def __init__(self, where: str, message: str):
+        self.where, self.message = where, message
         super().__init__(f"{where}: {message}")
 
 
@@ -90,71 +107,167 @@ class DecisionFile:
 
 
 def read_decisions(path: Union[str, Path], fmt: Optional[DecisionFormat] = None) -> DecisionFile:
-    """The decisions of ``path``, in the format ``fmt`` or the one detected."""
+    """The decisions of ``path``, in the format ``fmt`` or the one detected
+    from the keys of its first record. A problem of a record is named with
+    the format it was read in, and why that one."""
     path = Path(path)
-    text = _read_text(path)
+    records = read_records(path)
+    how = "as --format says"
     if fmt is None:
-        fmt = detect_format(path, text)
-    if fmt is DecisionFormat.LABEL_STUDIO:
-        tasks = _label_studio_tasks(path, text)
-        decisions = [d for number, task in enumerate(tasks, start=1) for d in _label_studio_task(str(path), number, task)]
-        return DecisionFile(path, fmt, len(tasks), decisions)
-    read_record = _prodigy_record if fmt is DecisionFormat.PRODIGY else _doccano_record
-    records = list(_jsonl_records(path, text))
-    decisions = [d for number, record in records for d in read_record(f"{path}, line {number}", str(path), number, record)]
+        fmt = detect_format(path, records)
+        how = f"detected from the keys of {records[0].place(fmt)}"
+    decisions: List[Decision] = []
+    try:
+        for record in records:
+            decisions += _READERS[fmt](record.where(path, fmt), str(path), record.number(fmt), record.unit(fmt), record.value)
+    except DecisionFormatError as err:
+        raise DecisionFormatError(err.where, f"{err.message} [read as {FORMAT_NAMES[fmt]}, {how}]") from None
     return DecisionFile(path, fmt, len(records), decisions)
 
 
-def detect_format(path: Path, text: str) -> DecisionFormat:
-    """The format of a file's ``text``: a JSON list is Label Studio's export;
-    JSON lines are told apart by the keys of the first one."""
-    body = text.lstrip()
-    if body.startswith("["):
+@dataclass(frozen=True)
+class Record:
+    """One record of a decisions file: a JSON object, the line where it
+    starts, and its place in a JSON list (``item``, 1-based; None for a
+    record of JSON lines or a file that is one object)."""
+
+    line: int
+    value: Dict[str, Any]
+    item: Optional[int] = None
+
+    def unit(self, fmt: Optional[DecisionFormat]) -> str:
+        """A Label Studio task of a list is named by its place, as Label
+        Studio numbers them ("task 3"); every other record by its line."""
+        return "task" if self.item is not None and fmt is DecisionFormat.LABEL_STUDIO else "line"
+
+    def number(self, fmt: Optional[DecisionFormat]) -> int:
+        return self.item if self.unit(fmt) == "task" and self.item is not None else self.line
+
+    def place(self, fmt: Optional[DecisionFormat]) -> str:
+        return f"{self.unit(fmt)} {self.number(fmt)}"
+
+    def where(self, path: Path, fmt: Optional[DecisionFormat]) -> str:
+        return f"{path}, {self.place(fmt)}"
+
+
+def read_records(path: Path) -> List[Record]:
+    """The JSON objects of a decisions file: JSON lines (one object a line),
+    or the whole file as one JSON document, a list of objects (a JSON
+    export) or one object (pretty-printed or not). An object that has a key
+    twice is refused (which of the two would hold?)."""
+    text = _read_text(path)
+    try:
+        document = loads_strict(text)
+    except DuplicateKeyError as err:
+        raise DecisionFormatError(f"{path}, line {err.line}", err.problem) from None
+    except json.JSONDecodeError as err:
+        if text.lstrip().startswith("["):
+            raise DecisionFormatError(str(path), f"is not JSON ({err}); expected {EXPECTED}") from None
+        if not text.lstrip().startswith("{"):
+            raise DecisionFormatError(str(path), f"matches no decisions format; expected {EXPECTED}") from None
+        return _jsonl_records(path, text, err)
+    if isinstance(document, list):
+        if not document:
+            raise DecisionFormatError(str(path), f"is an empty JSON list: it holds no decisions; expected {EXPECTED}")
+        starts = array_item_starts(text)
+        records = []
+        for item, (start, value) in enumerate(zip(starts, document), start=1):
+            line = line_of(text, start)
+            if not isinstance(value, dict):
+                raise DecisionFormatError(f"{path}, line {line}", f"item {item} of the list is a JSON {type(value).__name__}, not an object; expected {EXPECTED}")
+            records.append(Record(line, value, item))
+        return records
+    if isinstance(document, dict):
+        return [Record(line_of(text, len(text) - len(text.lstrip())), document)]
+    raise DecisionFormatError(str(path), f"is a JSON {type(document).__name__}; expected {EXPECTED}")
+
+
+def detect_format(path: Path, records: List[Record]) -> DecisionFormat:
+    """The format of a file's records, told by the keys of the first one:
+    ``data`` (Label Studio's tasks), ``answer`` (Prodigy's and our review
+    page's), ``label`` or ``entities`` (doccano's), whether the records come
+    as JSON lines or as a JSON list."""
+    first = records[0]
+    keys = first.value
+    if "data" in keys:
         return DecisionFormat.LABEL_STUDIO
-    if body.startswith("{"):
-        number, first = next(_jsonl_records(path, text))
-        if "answer" in first:
-            return DecisionFormat.PRODIGY
-        if "label" in first or "entities" in first:
-            return DecisionFormat.DOCCANO
-        keys = ", ".join(map(repr, first)) or "none"
-        if "spans" in first:
-            raise DecisionFormatError(
-                f"{path}, line {number}", 'has "spans" but no "answer": is it the audit\'s suspects.jsonl before review? '
-                "Review it first (accept, reject or ignore each span)"
-            )
-        raise DecisionFormatError(f"{path}, line {number}", f"matches no decisions format (its keys: {keys}); expected {EXPECTED}")
-    raise DecisionFormatError(str(path), f"matches no decisions format; expected {EXPECTED}")
+    if "answer" in keys:
+        return DecisionFormat.PRODIGY
+    if "label" in keys or "entities" in keys:
+        return DecisionFormat.DOCCANO
+    where = first.where(path, None)
+    if "spans" in keys:
+        raise DecisionFormatError(
+            where, 'has "spans" but no "answer": is it the audit\'s suspects.jsonl before review? '
+            "Review it first (accept, reject or ignore each span)"
+        )
+    listed = ", ".join(map(repr, keys)) or "none"
+    raise DecisionFormatError(where, f"matches no decisions format (its keys: {listed}); expected {EXPECTED}")
+
+
+# what a text file's byte order mark says it is
+BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, None, "UTF-32"), (codecs.BOM_UTF32_BE, None, "UTF-32"),  # before UTF-16's: FF FE begins both
+    (codecs.BOM_UTF8, "utf-8-sig", "UTF-8"), (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"), (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
+)
+ENCODINGS = "UTF-8 (with or without a byte order mark) or UTF-16 with a byte order mark"
 
 
 def _read_text(path: Path) -> str:
+    """The text of ``path``: UTF-8, or what its byte order mark says (UTF-8
+    or UTF-16, as editors on Windows save); any other encoding is refused
+    rather than guessed."""
+    raw = path.read_bytes()
+    encoding, name = "utf-8", "UTF-8"
+    for mark, codec, mark_name in BYTE_ORDER_MARKS:
+        if raw.startswith(mark):
+            if codec is None:
+                raise DecisionFormatError(str(path), f"is {mark_name} text (its byte order mark says so); save it as {ENCODINGS}")
+            encoding, name = codec, mark_name
+            break
     try:
-        # utf-8-sig: a byte order mark, which some editors write, is no JSON
-        text = path.read_text(encoding="utf-8-sig")
+        text = raw.decode(encoding)
     except UnicodeDecodeError as err:
-        raise DecisionFormatError(str(path), f"is not UTF-8 text ({err}); expected {EXPECTED}") from err
+        what = f"{name} text as its byte order mark says" if name != "UTF-8" or raw.startswith(codecs.BOM_UTF8) else "UTF-8 text"
+        raise DecisionFormatError(str(path), f"is not {what} ({err}); save it as {ENCODINGS}") from err
+    if "\x00" in text:
+        # NUL characters: most likely UTF-16 or UTF-32 without a byte order mark, read as UTF-8
+        raise DecisionFormatError(str(path), f"holds NUL characters: is it UTF-16 or UTF-32 text without a byte order mark? Save it as {ENCODINGS}")
     if not text.strip():
         raise DecisionFormatError(str(path), f"is empty: it holds no decisions; expected {EXPECTED}")
     return text
 
 
-def _jsonl_records(path: Path, text: str) -> Iterator[Tuple[int, Dict[str, Any]]]:
-    """(1-based line number, object) of each line that is not blank."""
+def _jsonl_records(path: Path, text: str, whole: json.JSONDecodeError) -> List[Record]:
+    """The records of JSON lines, one object each line that is not blank;
+    ``whole`` is why the whole text is no one JSON document."""
+    records = []
     # split("\n") rather than splitlines(): a line number must be the editor's,
     # and JSON strings may hold U+2028 or U+0085, which splitlines() breaks on
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except ValueError as err:
-            raise DecisionFormatError(f"{path}, line {number}", f"is not JSON ({err}); expected one JSON object a line") from err
+            record = loads_strict(line)
+        except DuplicateKeyError as err:
+            raise DecisionFormatError(f"{path}, line {number}", err.problem) from None
+        except json.JSONDecodeError as err:
+            if not records and whole.lineno > number:
+                # the whole text reads on past the first line: perhaps one JSON
+                # document (a pretty-printed object) that breaks further on
+                raise DecisionFormatError(
+                    f"{path}, line {number}", f"is not JSON ({err}), and the file is no one JSON document either: it breaks "
+                    f"at line {whole.lineno}, column {whole.colno} ({whole.msg}); expected one JSON object a line, or one JSON "
+                    f"document: {EXPECTED}"
+                ) from None
+            raise DecisionFormatError(f"{path}, line {number}", f"is not JSON ({err}); expected one JSON object a line") from None
         if not isinstance(record, dict):
             raise DecisionFormatError(f"{path}, line {number}", f"is a JSON {type(record).__name__}, not an object; expected one JSON object a line")
-        yield number, record
+        records.append(Record(number, record))
+    return records
 
 
-def _prodigy_record(where: str, source: str, number: int, record: Dict[str, Any]) -> List[Decision]:
+def _prodigy_record(where: str, source: str, number: int, unit: str, record: Dict[str, Any]) -> List[Decision]:
     text, doc = _text(where, record), _doc_index(where, record.get("meta"))
     answer = record.get("answer")
     if answer not in ANSWERS:
@@ -169,11 +282,11 @@ def _prodigy_record(where: str, source: str, number: int, record: Dict[str, Any]
         if answer != "accept" and span.get("source") == EXISTING_SOURCE:
             continue
         start, end, label = _offsets(where, text, span.get("start"), span.get("end"), span.get("label"))
-        decisions.append(Decision(source, number, doc, text, start, end, label, answer))
+        decisions.append(Decision(source, number, doc, text, start, end, label, answer, unit))
     return decisions
 
 
-def _doccano_record(where: str, source: str, number: int, record: Dict[str, Any]) -> List[Decision]:
+def _doccano_record(where: str, source: str, number: int, unit: str, record: Dict[str, Any]) -> List[Decision]:
     text, doc = _text(where, record), _doc_index(where, record.get("meta"))
     if "entities" in record:
         items = record["entities"]
@@ -187,22 +300,11 @@ def _doccano_record(where: str, source: str, number: int, record: Dict[str, Any]
         triples = [tuple(item) for item in items]
     else:
         raise DecisionFormatError(where, 'has neither "label" nor "entities"; expected doccano JSONL, {"text", "label": [[start, end, LABEL]]} or {"text", "entities"} per line')
-    return [Decision(source, number, doc, text, *_offsets(where, text, *triple), "accept") for triple in triples]
+    return [Decision(source, number, doc, text, *_offsets(where, text, *triple), "accept", unit) for triple in triples]
 
 
-def _label_studio_tasks(path: Path, text: str) -> List[Any]:
-    try:
-        tasks = json.loads(text)
-    except ValueError as err:
-        raise DecisionFormatError(str(path), f"is not JSON ({err}); expected Label Studio's JSON export, a list of tasks") from err
-    if not isinstance(tasks, list):
-        raise DecisionFormatError(str(path), f"is a JSON {type(tasks).__name__}; expected Label Studio's JSON export, a list of tasks")
-    return tasks
-
-
-def _label_studio_task(source: str, number: int, task: Any) -> List[Decision]:
-    where = f"{source}, task {number}"
-    data = task.get("data") if isinstance(task, dict) else None
+def _label_studio_task(where: str, source: str, number: int, unit: str, task: Dict[str, Any]) -> List[Decision]:
+    data = task.get("data")
     if not isinstance(data, dict):
         raise DecisionFormatError(where, 'expected a task {"data": {"text"}, "annotations"}')
     text, doc = _text(where, data), _doc_index(where, data.get("meta"))
@@ -229,7 +331,7 @@ def _label_studio_task(source: str, number: int, task: Any) -> List[Decision]:
                 where, f"the region {start}-{end} says its text is {value['text']!r}, but the task's text there is "
                 f"{text[start:end]!r}: its offsets do not fit the text"
             )
-        decisions.append(Decision(source, number, doc, text, start, end, label, "accept", unit="task"))
+        decisions.append(Decision(source, number, doc, text, start, end, label, "accept", unit=unit))
     return decisions
 
 
@@ -262,3 +364,11 @@ def _offsets(where: str, text: str, start: Any, end: Any, label: Any) -> Tuple[i
     if not isinstance(label, str) or not label.strip():
         raise DecisionFormatError(where, f"the span {start}-{end} ({text[start:end]!r}) has no label name, got {label!r}")
     return start, end, label
+
+
+# the reader of one record: (where, source file, number, unit, record) -> its decisions
+_READERS: Dict[DecisionFormat, Callable[[str, str, int, str, Dict[str, Any]], List[Decision]]] = {
+    DecisionFormat.PRODIGY: _prodigy_record,
+    DecisionFormat.DOCCANO: _doccano_record,
+    DecisionFormat.LABEL_STUDIO: _label_studio_task,
+}

@@ -1,5 +1,6 @@
 """Run a pipeline over a gold corpus and report micro, macro and per-type
 scores with bootstrap confidence intervals."""
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -7,11 +8,11 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..corpus.strict_json import DuplicateKeyError, loads_strict
 from .aggregate import prf
 from .bootstrap import bootstrap_intervals
 from .counts import FN, FP, TP, MatchCounts, ents_counts, spans_counts
@@ -245,13 +246,9 @@ def format_report(report: Dict[str, Any]) -> Tuple[List[Tuple[Any, ...]], List[T
 
 def load_report(path: Union[str, Path]) -> Dict[str, Any]:
     """A metrics file written by `spacy-imbalance evaluate --output`; a
-    ValueError naming the file when it is missing, not JSON or not a report."""
-    try:
-        data = srsly.read_json(path)
-    except ValueError as err:
-        # srsly names a missing file, but not the file of a JSON syntax error
-        message = str(err)
-        raise ValueError(message if str(path) in message else f"{path}: not valid JSON ({message})") from None
+    ValueError naming the file when it is missing, not JSON (an object with
+    a key twice included: which value holds?) or not a report."""
+    data = read_json_file(path, "metrics file")
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` (a JSON {type(data).__name__}, not an object)")
     for key in ("name", "macro", "micro", "per_type"):
@@ -261,6 +258,26 @@ def load_report(path: Union[str, Path]) -> Dict[str, Any]:
     if problem is not None:
         raise ValueError(f"{path}: not a metrics file of `spacy-imbalance evaluate` ({problem})")
     return data
+
+
+def read_json_file(path: Union[str, Path], what: str) -> Any:
+    """The JSON value of a UTF-8 file, read strictly (``loads_strict``); an
+    OSError or ValueError naming the file (and the line) when it cannot be."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"No such {what}: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder: give a {what}")
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, which some editors write, is no JSON
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON (not UTF-8 text: {err})") from None
+    try:
+        return loads_strict(text)
+    except DuplicateKeyError as err:
+        raise ValueError(f"{path}, {err}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON ({err})") from None
 
 
 def report_problem(report: Dict[str, Any]) -> Optional[str]:

@@ -2,6 +2,8 @@
 decisions file per format in, the reviewed corpus and the counts out, the
 inputs untouched; every refusal a message naming the file (and line), exit
 code 1 and nothing written."""
+import json
+
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin, Span
@@ -18,7 +20,7 @@ B = "Bob likes Rome"
 
 PAGE = """\
 {"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "token_start": 0, "token_end": 0, "label": "PER", "source": "suspect", "score": 0.8}], "answer": "accept", "meta": {"doc": 1, "score": 0.8}}
-{"text": "Alice visited New York.", "spans": [{"start": 6, "end": 13, "label": "EVENT"}], "answer": "reject", "meta": {"doc": 0}}
+{"text": "Alice visited New York.", "spans": [{"start": 6, "end": 13, "label": "PER"}], "answer": "reject", "meta": {"doc": 0}}
 {"text": "Bob likes Rome", "spans": [{"start": 10, "end": 14, "label": "GPE"}], "answer": "ignore"}
 """
 DOCCANO = '{"id": 4, "text": "Bob likes Rome", "label": [[10, 14, "LOC"]]}\n'
@@ -76,7 +78,7 @@ def test_apply_review_end_to_end(tmp_path, corpus, decisions):
     assert result.exit_code == 0, result.output
     a, b = _read(output)
     assert _ents(a) == [("Alice", "PER"), ("New York", "LOC")]
-    assert _group(a, "incorrect_spans") == [("visited", "EVENT")]
+    assert _group(a, "incorrect_spans") == [("visited", "PER")]
     assert _ents(b) == [("Bob", "PER"), ("Rome", "LOC")]
     assert _group(b, "incorrect_spans") is None
     # without --spans-key the gold group is left as it was
@@ -88,10 +90,9 @@ def test_apply_review_end_to_end(tmp_path, corpus, decisions):
         f"{decisions[2]}: label-studio, 1 task, 1 span decision",
         f"Wrote 2 documents to {output}",
         "label accepted unchanged rejected ignored replaced skipped",
-        "EVENT 0 0 1 0 0 0",
         "GPE 0 0 0 1 0 0",
         "LOC 1 0 0 0 0 0",
-        "PER 1 1 0 0 0 0",
+        "PER 1 1 1 0 0 0",
         "(all labels) 2 1 1 1 0 0",
     ):
         assert line in out, out
@@ -101,14 +102,14 @@ def test_apply_review_end_to_end(tmp_path, corpus, decisions):
 def test_apply_review_spans_key_and_overlaps_replace(tmp_path, corpus, decisions):
     page = _lines(
         tmp_path / "relabel.jsonl",
-        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "GPE"}], "answer": "accept"}',
+        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "PER"}], "answer": "accept"}',
     )
     output = tmp_path / "reviewed.spacy"
     result = _invoke("apply-review", corpus, page, decisions[1], "-o", output, "--spans-key", "sc", "--overlaps", "replace")
     assert result.exit_code == 0, result.output
     a, b = _read(output)
-    assert _ents(a) == [("Alice", "PER"), ("New", "GPE")]
-    assert _group(a, "sc") == [("Alice", "PER"), ("New", "GPE")]
+    assert _ents(a) == [("Alice", "PER"), ("New", "PER")]
+    assert _group(a, "sc") == [("Alice", "PER"), ("New", "PER")]
     assert _ents(b) == [("Rome", "LOC")] and _group(b, "sc") == [("Rome", "LOC")]
     assert "LOC 1 0 0 0 1 0" in _plain(result.output)
 
@@ -116,14 +117,14 @@ def test_apply_review_spans_key_and_overlaps_replace(tmp_path, corpus, decisions
 def test_apply_review_conll_corpus_and_rejected_key(tmp_path, conll_path):
     page = _lines(
         tmp_path / "page.jsonl",
-        '{"text": "it rains", "spans": [{"start": 0, "end": 2, "label": "X"}], "answer": "accept"}',
+        '{"text": "it rains", "spans": [{"start": 0, "end": 2, "label": "PER"}], "answer": "accept"}',
         '{"text": "Ann sings", "spans": [{"start": 4, "end": 9, "label": "PER"}], "answer": "reject"}',
     )
     output = tmp_path / "out.spacy"
     result = _invoke("apply-review", conll_path, page, "-o", output, "--rejected-key", "wrong")
     assert result.exit_code == 0, result.output
     docs = _read(output)
-    assert [_ents(doc) for doc in docs] == [[("Ann", "PER")], [("Bob Lee", "PER")], [("it", "X")]]
+    assert [_ents(doc) for doc in docs] == [[("Ann", "PER")], [("Bob Lee", "PER")], [("it", "PER")]]
     assert _group(docs[0], "wrong") == [("sings", "PER")] and _group(docs[0], "incorrect_spans") is None
 
 
@@ -140,13 +141,13 @@ def test_apply_review_refuses_an_overlap_naming_file_and_line(tmp_path, corpus):
     page = _lines(
         tmp_path / "page.jsonl",
         '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}',
-        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "GPE"}], "answer": "accept"}',
+        '{"text": "Alice visited New York.", "spans": [{"start": 14, "end": 17, "label": "PER"}], "answer": "accept"}',
     )
     before = corpus.read_bytes()
     output = tmp_path / "reviewed.spacy"
     result = _invoke("apply-review", corpus, page, "-o", output)
     _assert_failed(
-        result, f"{page}, line 2 accepts 'New' (GPE, characters 14-17), which overlaps the entity 'New York' "
+        result, f"{page}, line 2 accepts 'New' (PER, characters 14-17), which overlaps the entity 'New York' "
         f"(LOC, characters 14-22) of document 0 of {corpus}: give --overlaps replace",
     )
     assert not output.exists()
@@ -155,7 +156,7 @@ def test_apply_review_refuses_an_overlap_naming_file_and_line(tmp_path, corpus):
     result = _invoke("apply-review", corpus, page, "-o", output, "--overlaps", "keep")
     assert result.exit_code == 0, result.output
     assert [_ents(doc) for doc in _read(output)] == [[("Alice", "PER"), ("New York", "LOC")], [("Bob", "PER")]]
-    assert "GPE 0 0 0 0 0 1" in _plain(result.output)
+    assert "PER 1 0 0 0 0 1" in _plain(result.output)
 
 
 def test_apply_review_refuses_conflicting_decisions_across_files(tmp_path, corpus, decisions):
@@ -236,3 +237,46 @@ def test_apply_review_refuses_a_corpus_with_a_zero_length_span(tmp_path, decisio
     DocBin(docs=[doc]).to_disk(path)
     result = _invoke("apply-review", path, decisions[1], "-o", tmp_path / "out.spacy")
     _assert_failed(result, f"{path}: document 0 has a zero-length span in doc.spans['sc']")
+
+
+@pytest.mark.parametrize(
+    "label,hint",
+    [("PERSON", "the nearest is 'PER'"), ("per", "did you mean 'PER'?"), (" PER", "did you mean 'PER'?")],
+)
+def test_apply_review_refuses_a_label_the_corpus_lacks(tmp_path, corpus, label, hint):
+    """Issue 43, M12: "per" or " PER" beside PER became a new entity type."""
+    page = _lines(
+        tmp_path / "page.jsonl",
+        '{"text": "Bob likes Rome", "spans": [{"start": 10, "end": 14, "label": "LOC"}], "answer": "accept"}',
+        '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": ' + json.dumps(label) + '}], "answer": "accept"}',
+    )
+    output = tmp_path / "reviewed.spacy"
+    result = _invoke("apply-review", corpus, page, "-o", output)
+    _assert_failed(
+        result, f"{page}, line 2: the label {label!r} (of 'Bob') is no label of {corpus}; {hint}",
+        "Its labels (in doc.ents): 'LOC', 'PER'; a review decides on these entity types, it adds none",
+    )
+    assert not output.exists()
+
+
+def test_apply_review_reads_a_list_and_a_pretty_printed_object_in_utf16(tmp_path, corpus):
+    """Issue 43, L9: a JSON list of Prodigy records (read as Label Studio's
+    before), and a pretty-printed doccano object saved as UTF-16."""
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps([json.loads(line) for line in PAGE.splitlines()], indent=2), encoding="utf8")
+    doccano = tmp_path / "doccano.json"
+    doccano.write_bytes(json.dumps(json.loads(DOCCANO), indent=2).encode("utf-16"))
+    output = tmp_path / "reviewed.spacy"
+    result = _invoke("apply-review", corpus, page, doccano, "-o", output)
+    assert result.exit_code == 0, result.output
+    a, b = _read(output)
+    assert _ents(b) == [("Bob", "PER"), ("Rome", "LOC")] and _group(a, "incorrect_spans") == [("visited", "PER")]
+    assert f"{page}: prodigy, 3 lines, 3 span decisions" in _plain(result.output)
+
+
+def test_apply_review_refuses_an_output_not_named_spacy(tmp_path, corpus, decisions):
+    """Issue 43, L11: -o o.txt wrote a DocBin that every reader takes for CoNLL."""
+    output = tmp_path / "o.txt"
+    result = _invoke("apply-review", corpus, decisions[1], "-o", output)
+    _assert_failed(result, f"--output {output} must end in .spacy: the command writes a .spacy (DocBin) file", f"Give e.g. {tmp_path / 'o.spacy'}")
+    assert not output.exists()

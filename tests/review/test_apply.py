@@ -5,7 +5,7 @@ import pytest
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
-from spacy_imbalance.review.apply import LabelCounts, Overlaps, ReviewConflict, apply_decisions
+from spacy_imbalance.review.apply import LabelCounts, Overlaps, ReviewConflict, apply_decisions, check_labels
 from spacy_imbalance.review.decisions import Decision
 
 # characters: Alice 0-5, visited 6-13, New 14-17, York 18-22, "." 22-23
@@ -260,3 +260,39 @@ def test_apply_ignored_decisions_are_not_matched():
     result = _apply(_docs(), [_d(1, "Some other text", 0, 4, "X", "ignore")])
     assert [_ents(doc) for doc in result.docs] == [[("Alice", "PER"), ("New York", "LOC")], []]
     assert result.counts == {"X": LabelCounts(ignored=1)}
+
+
+# issue 43, M12: a decision's label is one of the corpus's, exactly
+
+
+@pytest.mark.parametrize(
+    "label,hint",
+    [
+        ("per", "; did you mean 'PER'? Labels must match exactly (case and spaces count)"),
+        (" PER", "; did you mean 'PER'? Labels must match exactly (case and spaces count)"),
+        ("PERS", "; the nearest is 'PER'"),
+        ("EVENT", ""),
+    ],
+)
+def test_check_labels_refuses_a_label_the_corpus_lacks(label, hint):
+    decisions = [_d(1, B, 0, 3, "PER"), _d(2, B, 0, 3, label, "reject")]
+    with pytest.raises(ReviewConflict) as err:
+        check_labels(_docs(), decisions, corpus=CORPUS)
+    assert str(err.value) == (
+        f"review.jsonl, line 2: the label {label!r} (of 'Bob') is no label of {CORPUS}{hint}. Its labels (in doc.ents): "
+        "'LOC', 'PER'; a review decides on these entity types, it adds none: correct the label in the decisions file"
+    )
+
+
+def test_check_labels_takes_the_gold_group_and_leaves_ignored_decisions():
+    docs = _docs()
+    docs[1].spans["sc"] = [Span(docs[1], 2, 3, "CITY")]
+    decisions = [_d(1, B, 10, 14, "CITY"), _d(2, B, 0, 3, "person", "ignore")]
+    check_labels(docs, decisions, corpus=CORPUS, spans_key="sc")
+    with pytest.raises(ReviewConflict, match=r"line 1: the label 'CITY' \(of 'Rome'\) is no label of corpus.spacy. Its labels \(in doc.ents\)"):
+        check_labels(docs, decisions, corpus=CORPUS)
+    # a corpus without any entity
+    blank = [Doc(Vocab(), words=["Bob", "likes", "Rome"], spaces=[True, True, False])]
+    with pytest.raises(ReviewConflict) as err:
+        check_labels(blank, decisions, corpus=CORPUS)
+    assert str(err.value).endswith("is no label of corpus.spacy, which has no entity (in doc.ents): a review decides on the corpus's entity types, it adds none")

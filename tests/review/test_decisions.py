@@ -177,7 +177,7 @@ def test_decisions_refused_naming_file_and_line(tmp_path, content, where, messag
         ('{"data": {"text": "Bob likes Rome"}, "annotations": [{"result": [{"type": "labels", "value": {"start": 1, "end": 4, "text": "Bob", "labels": ["PER"]}}]}]}',
          "the region 1-4 says its text is 'Bob', but the task's text there is 'ob ': its offsets do not fit the text"),
         ('{"data": {"content": "Bob likes Rome"}, "annotations": []}', 'expected "text": a string, got None'),
-        ('"Bob likes Rome"', 'expected a task {"data": {"text"}, "annotations"}'),
+        ('{"data": "Bob likes Rome"}', 'expected a task {"data": {"text"}, "annotations"}'),
     ],
 )
 def test_decisions_label_studio_refused_naming_file_and_task(tmp_path, task, message):
@@ -187,12 +187,23 @@ def test_decisions_label_studio_refused_naming_file_and_task(tmp_path, task, mes
         read_decisions(path)
     assert str(err.value).startswith(f"{path}, task 2: "), str(err.value)
     assert message in str(err.value)
+    # the format the task was read in, and why
+    assert str(err.value).endswith("[read as Label Studio's format, detected from the keys of task 1]")
 
 
-def test_decisions_label_studio_not_a_list(tmp_path):
+def test_decisions_a_list_item_that_is_no_object(tmp_path):
+    good = '{"data": {"text": "Bob likes Rome"}, "annotations": []}'
+    path = _write(tmp_path, f'[{good},\n "Bob likes Rome"]', "export.json")
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value).startswith(f"{path}, line 2: item 2 of the list is a JSON str, not an object; expected"), str(err.value)
+
+
+def test_decisions_label_studio_one_task_and_broken_json(tmp_path):
+    # one task, not in a list: read as the one task it is
     path = _write(tmp_path, '{"data": {"text": "Bob likes Rome"}}', "export.json")
-    with pytest.raises(DecisionFormatError, match="is a JSON dict; expected Label Studio's JSON export, a list of tasks"):
-        read_decisions(path, DecisionFormat.LABEL_STUDIO)
+    read = read_decisions(path, DecisionFormat.LABEL_STUDIO)
+    assert (read.format, read.records, read.decisions) == (DecisionFormat.LABEL_STUDIO, 1, [])
     path = _write(tmp_path, "[{", "broken.json")
     with pytest.raises(DecisionFormatError) as err:
         read_decisions(path)
@@ -205,3 +216,123 @@ def test_decisions_not_utf8(tmp_path):
     with pytest.raises(DecisionFormatError) as err:
         read_decisions(path)
     assert str(err.value).startswith(f"{path}: is not UTF-8 text")
+
+
+# issue 43, L9: the records' keys tell the format, whatever holds them (JSON
+# lines, a JSON list, one pretty-printed object), and a refusal names it
+
+PRODIGY_LIST = """\
+[
+  {"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"},
+  {
+    "text": "Alice visited New York.",
+    "spans": [{"start": 6, "end": 13, "label": "EVENT"}],
+    "answer": "reject"
+  }
+]
+"""
+
+
+def test_decisions_a_json_list_of_prodigy_records(tmp_path):
+    # before: every JSON list was read as Label Studio's export ("expected a task")
+    decisions, src = _read_as(tmp_path, PRODIGY_LIST, DecisionFormat.PRODIGY, 2, "page.json")
+    # each decision names the line where its record starts
+    assert decisions == [Decision(src, 2, None, B, 0, 3, "PER", "accept"), Decision(src, 3, None, A, 6, 13, "EVENT", "reject")]
+
+
+def test_decisions_a_json_list_of_doccano_records(tmp_path):
+    content = '[{"text": "Bob likes Rome", "label": [[10, 14, "LOC"]]},\n {"text": "Bob likes Rome", "entities": []}]'
+    decisions, src = _read_as(tmp_path, content, DecisionFormat.DOCCANO, 2, "doccano.json")
+    assert decisions == [Decision(src, 1, None, B, 10, 14, "LOC", "accept")]
+
+
+def test_decisions_one_pretty_printed_object(tmp_path):
+    # before: "line 1: is not JSON"
+    content = '\n{\n  "text": "Bob likes Rome",\n  "label": [\n    [0, 3, "PER"]\n  ]\n}\n'
+    decisions, src = _read_as(tmp_path, content, DecisionFormat.DOCCANO, 1, "one.json")
+    assert decisions == [Decision(src, 2, None, B, 0, 3, "PER", "accept")]
+    # broken further on: the line where it breaks, not only "line 2 is not JSON"
+    path = _write(tmp_path, content.replace('[0, 3, "PER"]', '[0, 3 "PER"]'), "broken.json")
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value).startswith(
+        f"{path}, line 2: is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)), and the file "
+        "is no one JSON document either: it breaks at line 5, column 11 (Expecting ',' delimiter); expected one JSON object a line"
+    ), str(err.value)
+
+
+@pytest.mark.parametrize(
+    "content,where,message",
+    [
+        (PRODIGY_LIST.replace('"answer": "reject"', '"answer": "maybe"'), "line 3",
+         "\"answer\" must be one of accept, reject, ignore, got 'maybe'; expected our review page's or Prodigy's JSONL "
+         "[read as our review page's or Prodigy's format, detected from the keys of line 2]"),
+        ('{"text": "Bob likes Rome", "label": [[0, 3, "PER"]]}\n{"text": "Bob likes Rome", "spans": [], "answer": "accept"}\n', "line 2",
+         'has neither "label" nor "entities"; expected doccano JSONL, {"text", "label": [[start, end, LABEL]]} or {"text", "entities"} per line '
+         "[read as doccano's format, detected from the keys of line 1]"),
+        ("[]", "", "is an empty JSON list: it holds no decisions"),
+    ],
+    ids=["prodigy-list", "doccano-lines", "empty-list"],
+)
+def test_decisions_refusals_name_the_format_detected(tmp_path, content, where, message):
+    path = _write(tmp_path, content, "decisions.json")
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value) == f"{path}, {where}: {message}" if where else str(err.value).startswith(f"{path}: {message}"), str(err.value)
+
+
+def test_decisions_a_forced_format_is_named_as_forced(tmp_path):
+    path = _write(tmp_path, DOCCANO)
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path, DecisionFormat.PRODIGY)
+    assert str(err.value).endswith("[read as our review page's or Prodigy's format, as --format says]")
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_decisions_utf16_and_utf8_with_a_byte_order_mark(tmp_path, codec):
+    path = tmp_path / "export.json"
+    content = DOCCANO.replace("Alice", "Zoë  ")
+    # "utf-16" and "utf-8-sig" write their own byte order mark
+    path.write_bytes((content if codec in ("utf-16", "utf-8-sig") else "\ufeff" + content).encode(codec))
+    read = read_decisions(path)
+    assert read.format is DecisionFormat.DOCCANO
+    assert [(d.line, d.text[d.start:d.end]) for d in read.decisions] == [(1, "Zoë  "), (1, "New York"), (3, "Rome")]
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (DOCCANO.encode("utf-32"), "is UTF-32 text (its byte order mark says so); save it as UTF-8 (with or without a byte order mark) or UTF-16 with a byte order mark"),
+        (DOCCANO.encode("utf-16-le"), "holds NUL characters: is it UTF-16 or UTF-32 text without a byte order mark?"),
+        (b"\xff\xfe" + DOCCANO.encode("utf-16-le")[:-1], "is not UTF-16 text as its byte order mark says"),
+        ("\ufeff".encode() + "Zürich".encode("latin-1"), "is not UTF-8 text"),
+    ],
+    ids=["utf-32", "utf-16-without-mark", "broken-utf-16", "latin-1-after-a-utf-8-mark"],
+)
+def test_decisions_other_encodings_are_refused(tmp_path, content, message):
+    path = tmp_path / "export.json"
+    path.write_bytes(content)
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value).startswith(f"{path}: {message}"), str(err.value)
+
+
+# issue 43, L10: a key given twice, which a JSON reader keeps the last of silently
+
+@pytest.mark.parametrize(
+    "content,line,key",
+    [
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [], "answer": "accept", "answer": "reject"}\n', 2, "answer"),
+        (REVIEW_LINE + '{"text": "Bob likes Rome", "spans": [{"start": 0, "end": 3, "label": "PER", "label": "LOC"}], "answer": "accept"}\n', 2, "label"),
+        (PRODIGY_LIST.replace('"answer": "reject"', '"answer": "reject",\n    "text": "Bob likes Rome"'), 7, "text"),
+        ('[{"data": {"text": "Bob likes Rome", "text": "Bob"}, "annotations": []}]', 1, "text"),
+    ],
+    ids=["jsonl", "jsonl-nested", "list", "label-studio"],
+)
+def test_decisions_a_key_given_twice_is_refused(tmp_path, content, line, key):
+    path = _write(tmp_path, content, "decisions.json")
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value) == (
+        f"{path}, line {line}: the key {key!r} is given twice in one object; a JSON reader would keep the last one silently, so give it once"
+    )

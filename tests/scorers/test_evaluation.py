@@ -148,7 +148,7 @@ def test_summarize_cli_rejects_other_json(tmp_path):
 @pytest.mark.parametrize(
     "content,message",
     [
-        ("{bad", "not valid JSON (Expected object or value)"),
+        ("{bad", "not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
         ("", "not valid JSON"),
         ("3", "not a metrics file of `spacy-imbalance evaluate` (a JSON int, not an object)"),
         ('["macro", "micro", "per_type"]', "not a metrics file of `spacy-imbalance evaluate` (a JSON list, not an object)"),
