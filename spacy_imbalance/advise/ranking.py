@@ -63,8 +63,9 @@ def rank(candidates: Sequence[Candidate], reports: Dict[str, List[Dict[str, Any]
 
     Only trained trials are ranked (``trained``): a candidate with a trial
     scored as its first-update model is left out (``Advice.untrained``), and
-    a ValueError says so when no trial, or no built-in, trained: a
-    recommendation of untrained models would be noise."""
+    a ValueError says so when no trial, or no built-in, trained, or when
+    every trained trial scored 0: a recommendation of models that learned
+    nothing would be noise."""
     untrained = [(c.name, _untrained_reason(reports[c.name])) for c in candidates if not all(trained(r) for r in reports[c.name])]
     if len(untrained) == len(candidates):
         raise ValueError(
@@ -80,6 +81,13 @@ def rank(candidates: Sequence[Candidate], reports: Dict[str, List[Dict[str, Any]
                minutes=[minutes_trained(r) for r in reports[c.name]])
         for c in candidates
     ]
+    if all(f == 0 for r in ranked for f in r.macro_f):
+        # a ranking of zeros orders the methods by nothing (the sort keeps the candidates' order)
+        raise ValueError(
+            f"Every trained method scored 0.0 dev macro-F1 on every seed ({', '.join(r.name for r in ranked)}), so "
+            "nothing is recommended: no method learned to find the dev entities. Check that DEV annotates the "
+            "entity types of TRAIN, or give a larger --budget or --max-steps"
+        )
     if not any(r.name in BUILTINS for r in ranked) and any(name in BUILTINS for name, _ in untrained):
         raise ValueError(
             f"spaCy's built-in components did not train past their first update "

@@ -18,12 +18,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import srsly
 from spacy.tokens import Doc
 
+from ..audit.run import listed
 from ..corpus.docs_io import copy_ents_to_spans, write_docbin
 from ..corpus.stats import CorpusStats
 from ..init_config import build_config, config_fingerprint, render
 from ..init_config.options import ENCODERS
 from ..sweeps import Trial, run_trials
 from ..sweeps.trial import write_json_atomic
+from ..training.checks import check_number
 from .candidates import Candidate
 
 # what a trial costs besides its training budget: starting, initialising, evaluating (CNN, 2 cores)
@@ -63,10 +65,7 @@ class AdviseSettings:
     def check(self) -> None:
         """A ValueError naming the option of the first setting out of its
         range (see the *_RANGE constants), or of a language spaCy lacks."""
-        budget = self.budget_minutes
-        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= BUDGET_MINUTES_MAX:
-            # `not` catches nan; inf is above the maximum
-            raise ValueError(f"--budget must be a number of minutes in (0, {BUDGET_MINUTES_MAX}], got {budget!r}")
+        check_number("--budget", self.budget_minutes, low=0, high=BUDGET_MINUTES_MAX, low_open=True, unit="minutes")
         if not _whole_in(self.seeds, SEEDS_RANGE):
             raise ValueError(
                 f"--seeds must be a whole number in [{SEEDS_RANGE[0]}, {SEEDS_RANGE[1]}]: the paired intervals "
@@ -112,6 +111,57 @@ def check_lang(lang: str) -> None:
         spacy.blank(lang)
     except (ImportError, ValueError) as err:
         raise ValueError(f"--lang {lang!r} is not a language spaCy can make a pipeline for: {err}") from None
+
+
+def check_labels(train: Sequence[Doc], dev: Sequence[Doc], train_source: str, dev_source: str) -> List[str]:
+    """The entity types of TRAIN and DEV before anything trains: a
+    ValueError naming both files and their types when they share none (every
+    method would score 0 on DEV, and a ranking of zeros recommends noise),
+    else a warning for each side's types the other lacks."""
+    train_labels = {ent.label_ for doc in train for ent in doc.ents}
+    dev_labels = {ent.label_ for doc in dev for ent in doc.ents}
+    if not train_labels & dev_labels:
+        raise ValueError(
+            f"DEV {dev_source} shares no entity type with TRAIN {train_source}: TRAIN annotates {listed(train_labels)}; "
+            f"DEV annotates {listed(dev_labels)}. Every method would score 0 on DEV and the ranking would be noise: "
+            "give a dev set of TRAIN's types"
+        )
+    warnings = []
+    if dev_labels - train_labels:
+        warnings.append(
+            f"DEV {dev_source} has types TRAIN {train_source} never annotates: {listed(dev_labels - train_labels)}. "
+            "No method can learn them: every method misses their dev entities, and they lower every dev macro-F1"
+        )
+    if train_labels - dev_labels:
+        warnings.append(
+            f"TRAIN {train_source} has types DEV {dev_source} never annotates: {listed(train_labels - dev_labels)}. "
+            "The methods are ranked without them"
+        )
+    return warnings
+
+
+def plan_text(settings: AdviseSettings, n_methods: int, minutes: float, on_ray: bool) -> Tuple[str, Optional[str]]:
+    """What the trials will take, from the settings that bound them: each
+    trains until its minutes or --max-steps, whichever comes first (how
+    fast it steps is not known before it trains), so the wall-clock time is
+    an upper bound. The line that introduces the methods, and a warning
+    when that bound is above --budget (None otherwise)."""
+    n_trials = n_methods * settings.seeds
+    how = f"{settings.workers} at a time on Ray" if on_ray else "one after another"
+    info = (
+        f"{n_methods} methods x {settings.seeds} seeds, each trained for {minutes:.1f} minutes or "
+        f"{settings.max_steps:,} steps (--max-steps), whichever ends first ({how}):"
+    )
+    planned = settings.planned_minutes(n_trials)
+    if planned <= settings.budget_minutes * 1.05:
+        return info, None
+    warning = (
+        f"--budget {settings.budget_minutes:g} is too short for {n_trials} trials: each trains for {minutes:.1f} minutes "
+        f"(the shortest worth ranking) unless --max-steps {settings.max_steps:,} ends it first, and takes about "
+        f"{TRIAL_OVERHEAD_SECONDS / 60:.1f} minutes more to start and be evaluated, so the trials may take up to about "
+        f"{planned:.0f} minutes, less where --max-steps ends them first"
+    )
+    return info, warning
 
 
 def write_corpora(

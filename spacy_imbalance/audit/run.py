@@ -4,6 +4,7 @@ calibration, the miss-rate estimate.
 Nothing here writes over the input: fold models go to ``OUT/folds``, and
 ``export`` writes the audited corpus and the reports beside them.
 """
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -13,10 +14,14 @@ from spacy.tokens import Doc
 from spacy.util import load_model
 from wasabi import msg
 
+from ..corpus.docs_io import write_text_atomic
 from ..init_config import config_fingerprint
-from ..sweeps import use_ray
+from ..sweeps import ray_available, use_ray
 from .estimate import Calibration, FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
-from .folds import FoldPlan, Trainer, finish_fold, fingerprint, fold_dir, fold_done, prepare_fold, prepare_plan, spacy_trainer, train_fold
+from .folds import (
+    FoldPlan, Trainer, corpus_fingerprint, finish_fold, fingerprint, fold_dir, fold_done, prepare_fold, prepare_plan,
+    spacy_trainer, train_fold,
+)
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
 
 
@@ -105,6 +110,26 @@ def check_corpus(docs: Sequence[Doc], source: str) -> None:
         raise ValueError(f"{source} has no annotated entity: the audit learns what an entity is from the annotations")
 
 
+def check_shared_labels(train_labels: Sequence[str], dev_labels: Sequence[str], train_source: str, dev_source: str) -> None:
+    """A ValueError naming both corpora and their types when the dev set
+    annotates no type of the training corpus: the fold models learn only the
+    corpus's types, so they would find none of dev's entities, and a
+    calibration on dev would say that nothing the models find is an entity."""
+    if dev_labels and not set(dev_labels) & set(train_labels):
+        raise ValueError(
+            f"--dev {dev_source} shares no entity type with {train_source}: {dev_source} annotates "
+            f"{listed(dev_labels)}; {train_source} annotates {listed(train_labels)}. The fold models learn only "
+            f"{train_source}'s types, so dev cannot calibrate them: give a dev set of the same types"
+        )
+
+
+def listed(labels: Sequence[str], n: int = 12) -> str:
+    """Entity types for a message: sorted, the first ``n`` and a count of the rest."""
+    names = sorted(labels)
+    shown = ", ".join(names[:n])
+    return shown if len(names) <= n else f"{shown} and {len(names) - n} more"
+
+
 def check_config(config: Path, overrides: Dict[str, Any], component: str) -> None:
     """Before any fold trains: ``component`` is a sampled_spancat of
     ``config`` that learns from doc.ents (the audit blocks, counts and
@@ -127,6 +152,20 @@ def check_config(config: Path, overrides: Dict[str, Any], component: str) -> Non
             f"--config {config}: [components.{component}] gold_key = {block['gold_key']!r}; the audit looks for "
             "entities missing from doc.ents, so its model must learn from doc.ents (gold_key = null)"
         )
+
+
+def folds_on_ray(workers: int, address: Optional[str], n_folds: int) -> bool:
+    """Whether the folds train on Ray (``sweeps.use_ray``'s rule), saying
+    so in the audit's words when --workers asks for Ray and it is missing:
+    the folds then train one after another here (use_ray's own warning
+    speaks of a sweep's trials)."""
+    if address is None and workers > 1 and not ray_available():
+        msg.warn(
+            f"--workers {workers} needs Ray (pip install 'spacy-imbalance[ray]'): the {n_folds} folds train one "
+            "after another in this process"
+        )
+        return False
+    return use_ray(workers, address)
 
 
 def run_audit(
@@ -154,6 +193,8 @@ def run_audit(
     if dev_docs is not None:
         check_corpus(dev_docs, dev_source)
     labels = corpus_labels(train_docs, dev_docs)
+    if dev_docs is not None:
+        check_shared_labels(corpus_labels(train_docs), corpus_labels(dev_docs), train_source, dev_source)
     dev_only = sorted(set(labels) - set(corpus_labels(train_docs)))
     if dev_only:
         msg.warn(
@@ -181,7 +222,7 @@ def run_audit(
             msg.info(f"Fold {fold + 1}/{plan.k}: trained before ({fold_dir(folder, fold)})")
         else:
             pending.append(fold)
-    if pending and use_ray(workers, address):
+    if pending and folds_on_ray(workers, address, len(pending)):
         from .parallel import train_on_ray
 
         jobs = [prepare_fold(folder, plan, fold, train_docs, dev_docs, overrides) for fold in pending]
@@ -228,7 +269,7 @@ def run_audit(
         calibration=[(f.calibration_scores, f.calibration_outcomes) for f in folds],
         settings=settings,
         info={"n_docs": len(train_docs), "n_dev_docs": 0 if dev_docs is None else len(dev_docs), "n_empty_docs": len(empty),
-              "decoded": decoded},
+              "decoded": decoded, "corpus_fingerprint": corpus_fingerprint(train_docs)},
     )
 
 
@@ -340,3 +381,75 @@ def _suspects(
                 Suspect(i, int(spans.starts[k]), int(spans.ends[k]), labels[int(best[k])], float(probs[k]), float(spans.scores[k]), plan.assignment[i])
             )
     return suspects
+
+
+# what an audit's output folder records of the corpus it audited
+CORPUS_FILE = "corpus.json"
+
+
+def write_corpus_record(out: Path, result: AuditResult, source: str) -> Path:
+    """``OUT/corpus.json``: the audited corpus (``source``), its documents and
+    its fingerprint (``folds.corpus_fingerprint``), which a reader of the
+    audit checks against its own corpus (``check_audited_corpus``)."""
+    path = out / CORPUS_FILE
+    record = {
+        "corpus": source,
+        "n_docs": result.info["n_docs"],
+        "fingerprint": result.info["corpus_fingerprint"],
+        "labels": list(result.labels),
+    }
+    write_text_atomic(path, json.dumps(record, indent=1) + "\n")
+    return path
+
+
+def check_audited_corpus(audit: Path, docs: Sequence[Doc], source: str, option: str = "--audit") -> None:
+    """A ValueError naming ``option``, the audit's corpus and ``source`` when
+    the audit in folder ``audit`` is not of ``docs``: another corpus, even one
+    of the same size, or an audit made before audits recorded their corpus
+    (no corpus.json: nothing says what it audited)."""
+    path = audit / CORPUS_FILE
+    if not path.is_file():
+        raise ValueError(
+            f"{option} {audit}: no {CORPUS_FILE} there, so nothing says which corpus it audited (audits made "
+            f"before they recorded their corpus have none). Re-run spacy-imbalance audit on {source} with --output "
+            f"{audit} and the same settings: its trained folds are reused"
+        )
+    try:
+        record = json.loads(path.read_text(encoding="utf8"))
+    except ValueError as err:
+        raise ValueError(f"{option} {audit}: {path} is not valid JSON ({err})") from None
+    except OSError as err:
+        raise ValueError(f"{option} {audit}: {path} cannot be read ({err.strerror or err})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("fingerprint"), str):
+        raise ValueError(f"{option} {audit}: {path} is not the corpus record of spacy-imbalance audit (no 'fingerprint')")
+    if record["fingerprint"] != corpus_fingerprint(docs):
+        audited = record.get("corpus", "?")
+        n_docs = record.get("n_docs", "?")
+        raise ValueError(
+            f"{option} {audit} audited another corpus than {source}: {path} records {audited} ({n_docs} documents), "
+            f"whose words or entities differ from the {len(docs)} documents of {source}. Run the audit on {source}"
+        )
+
+
+def headline(n_suspects: int, threshold: float, total: Dict[str, float], method: Calibration) -> str:
+    """The audit's result in one line, suspects and estimate in agreement.
+    The suspects are the spans that reach ``threshold``; the estimate sums
+    the probabilities of every decoded unannotated span, below it too, so it
+    may be large with no suspect at all: then the line says why."""
+    rate = (
+        f"estimated miss rate {100 * total['rate']:.1f} % [{100 * total['rate_low']:.1f}, {100 * total['rate_high']:.1f}]"
+    )
+    missing = f"{total['expected_missing']:.1f} expected missing entities"
+    if n_suspects:
+        return (
+            f"{n_suspects} suspected missing entities (unannotated spans with a calibrated probability >= {threshold:g}); "
+            f"{rate}: {missing}, the summed probabilities of every decoded unannotated span ({method} calibration)"
+        )
+    if round(total["expected_missing"], 1) > 0:
+        return (
+            f"No suspected missing entity: no unannotated span reaches a calibrated probability of {threshold:g} "
+            f"(--threshold). The {rate} sums the probabilities of every decoded unannotated span, those below "
+            f"{threshold:g} too: {missing}, spread over many spans none of which is likely on its own "
+            f"({method} calibration)"
+        )
+    return f"No suspected missing entity; {rate} ({method} calibration)"

@@ -9,8 +9,10 @@ from ..advise import AdviseSettings, plan_trials, rank, read_miss_rate, run_cand
 from ..advise.ranking import Ranked, minutes_trained, steps_trained
 from ..advise.report import trained_text
 from ..advise.run import (
-    BUDGET_MINUTES_MAX, GPU_ID_RANGE, MAX_STEPS_RANGE, SEEDS_RANGE, WORKERS_RANGE, candidate_config, stats_rows,
+    BUDGET_MINUTES_MAX, GPU_ID_RANGE, MAX_STEPS_RANGE, SEEDS_RANGE, WORKERS_RANGE, candidate_config, check_labels, plan_text,
+    stats_rows,
 )
+from ..audit.run import check_audited_corpus
 from ..corpus.conll import ConllFormatError
 from ..corpus.docs_io import load_docs
 from ..corpus.stats import corpus_stats
@@ -73,8 +75,21 @@ def advise_cli(
     if [doc.text for doc in train] == [doc.text for doc in dev]:
         # another file (a copy, or the CoNLL of the same .spacy) with the same sentences
         fail(f"DEV {dev_path} holds the same {len(dev)} sentences as TRAIN {train_path}: ranked on its training data, every method would look better than it is. Give a dev set apart from TRAIN")
+    try:
+        # before anything trains: a DEV of other types ranks zeros (every trial at 0.0)
+        label_warnings = check_labels(train, dev, str(train_path), str(dev_path))
+    except ValueError as err:
+        fail(str(err))
+    for warning in label_warnings:
+        msg.warn(warning)
     if miss_rate is not None and miss_rate.get("n_docs") not in (None, len(train)):
         fail(f"--audit {audit} audited {miss_rate['n_docs']} documents, {train_path} has {len(train)}: run the audit on TRAIN")
+    if audit is not None:
+        try:
+            # the same size is not the same corpus: its recorded fingerprint decides
+            check_audited_corpus(audit, train, str(train_path))
+        except ValueError as err:
+            fail(str(err))
     stats = corpus_stats(train)
     rows = stats_rows(stats, miss_rate)
     msg.table(rows, header=("corpus", str(train_path)), aligns=("l", "r"), divider=True)
@@ -86,16 +101,10 @@ def advise_cli(
         fail(f"--encoder {encoder} needs a package that is not installed: {err}")
     except (OSError, ValueError) as err:
         fail(str(err))
-    msg.info(
-        f"{len(candidates)} methods x {seeds} seeds, {minutes:.1f} minutes of training each "
-        f"({f'{settings.workers} at a time on Ray' if on_ray else 'one after another'}):"
-    )
-    planned_minutes = settings.planned_minutes(len(planned))
-    if planned_minutes > budget * 1.05:
-        msg.warn(
-            f"--budget {budget:g} is too short for {len(planned)} trials: each trains at least "
-            f"{minutes:.1f} minutes, so the trials take about {planned_minutes:.0f} minutes"
-        )
+    info, too_short = plan_text(settings, len(candidates), minutes, on_ray)
+    msg.info(info)
+    if too_short is not None:
+        msg.warn(too_short)
     for candidate in candidates:
         msg.text(f"  {candidate.name}: {candidate.reason}")
 

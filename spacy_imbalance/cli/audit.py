@@ -8,7 +8,7 @@ from wasabi import msg
 
 from ..audit.export import SPANS_KEY, write_outputs
 from ..audit.estimate import TOTAL
-from ..audit.run import AuditSettings, run_audit
+from ..audit.run import AuditSettings, headline, run_audit, write_corpus_record
 from ..corpus.docs_io import load_docs
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
 from .checks import check_output_folder
@@ -93,13 +93,11 @@ def audit_cli(
             train_source=str(train_path), dev_source=str(dev_path), workers=workers, address=address,
         )
         paths = write_outputs(train_docs, result, output, spans_key=spans_key, html_limit=html_limit)
+        # what advise --audit checks its TRAIN against: written last, with the outputs it vouches for
+        paths["corpus_record"] = write_corpus_record(output, result, str(train_path))
     except (OSError, ValueError, ImportError, RuntimeError) as err:
         fail(str(err))
-    total = result.miss_rate.row(TOTAL)
-    msg.good(
-        f"{len(result.suspects)} suspected missing entities; estimated miss rate {100 * total['rate']:.1f} % "
-        f"[{100 * total['rate_low']:.1f}, {100 * total['rate_high']:.1f}] ({result.miss_rate.method} calibration)"
-    )
+    msg.good(headline(len(result.suspects), settings.threshold, result.miss_rate.row(TOTAL), result.miss_rate.method))
     for note in result.miss_rate.notes:
         msg.warn(note)
     print((output / "summary.md").read_text(encoding="utf8"))
