@@ -5,7 +5,8 @@ Each fact is a small function over the files it names; metrics/facts.json
 keeps its value, the files it came from and how it is computed, and the docs
 read it as ``{{ facts : NAME | FORMAT }}`` (scripts/write_docs.py, which also
 rewrites metrics/facts.json). Values keep the units of their files (scores
-as fractions unless the file stores points); formatting is the docs' job.
+as fractions unless the file stores points) and their full precision:
+rounding is the docs' job, done once where a value is printed.
 
     python -m bench.facts    # write metrics/facts.json alone (from the project root)
 """
@@ -27,16 +28,6 @@ def fact(name: str, *paths: str):
     return register
 
 
-def _round(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 6)
-    if isinstance(value, dict):
-        return {k: _round(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_round(v) for v in value]
-    return value
-
-
 def compute(root: Path, allow_missing: bool = False) -> Dict[str, Dict[str, Any]]:
     """Every fact from root's metrics/. With ``allow_missing``, a fact whose
     files are missing or lack what it reads is left out instead of failing
@@ -56,7 +47,8 @@ def compute(root: Path, allow_missing: bool = False) -> Dict[str, Dict[str, Any]
                 continue
             raise
         how = " ".join((fn.__doc__ or "").split())
-        out[name] = {"value": _round(value), "from": list(paths), "how": how}
+        # stored at full precision: a value is rounded once, where the docs print it
+        out[name] = {"value": value, "from": list(paths), "how": how}
     return out
 
 
@@ -184,6 +176,46 @@ def finetuned_vs_features(*runs):
             "minutes_features": mean(run["train_seconds"] for run in features) / 60,
             "minutes_fine_tuned": {device: mean(minutes) for device, minutes in by_device.items()},
         }
+    return out
+
+
+# the systems of every pretrained headline, in the order of their tables
+HEADLINE_SYSTEMS = (
+    "ner", "spancat_singlelabel", "spancat", "sampled_spancat_uniform", "sampled_spancat_weighted_v2", "sampled_spancat_top_v2",
+    "sampled_spancat_all", "token_ner", "token_ner_wce2", "token_ner_mom_v2-l50", "two_task_auc_type_head-fitted", "two_task_bce-fitted", "ner_sCRD",
+)
+HEADLINE_RUNS = {
+    f"{corpus}-{encoder}": tuple(f"metrics/{corpus}/{encoder}/{system}-s{seed}.json" for system in HEADLINE_SYSTEMS for seed in range(3))
+    for corpus, encoder in (("wnut17", "vectors"), ("wnut17", "features"), ("wnut16", "vectors"))
+}
+
+
+@fact("step_cap", *(path for paths in HEADLINE_RUNS.values() for path in paths))
+def step_cap(*runs):
+    """Per pretrained headline (WNUT-2017 vectors and features, WNUT-2016 vectors; 13 systems, seeds 0-2): how many runs trained up to their step cap (the last dev evaluation at max_steps) instead of stopping early, out of how many, the cap, the systems with a capped run (in table order) and per system the number of its capped runs."""
+    out = {}
+    for i, headline in enumerate(HEADLINE_RUNS):
+        group = runs[len(HEADLINE_SYSTEMS) * 3 * i : len(HEADLINE_SYSTEMS) * 3 * (i + 1)]
+        capped = [HEADLINE_SYSTEMS[j // 3] for j, run in enumerate(group) if run["dev_curve"][-1][0] >= run["max_steps"]]
+        per_system = {system: capped.count(system) for system in HEADLINE_SYSTEMS if system in capped}
+        out[headline] = {"capped": len(capped), "runs": len(group), "max_steps": max(run["max_steps"] for run in group),
+                         "systems": list(per_system), "per_system": per_system}
+    return out
+
+
+WCE2_VS_NER = {c: (*seeds(f"metrics/{c}/ner-s{{seed}}.json"), *seeds(f"metrics/{c}/token_ner_wce2-s{{seed}}.json")) for c in ("wnut16", "wnut17", "wnut17-200")}
+
+
+@fact("wce2_over_ner", *(path for paths in WCE2_VS_NER.values() for path in paths))
+def wce2_over_ner(*runs):
+    """The losses study (CNN): token_ner with WCE-2 over spaCy's ner, Δ macro-F1 and Δ micro-F1 (paired bootstrap, seeds 0-2 paired, fractions), on WNUT-2016, WNUT-2017 and its 200-sentence subset."""
+    from .paired import paired_runs
+
+    out = {}
+    for i, corpus in enumerate(WCE2_VS_NER):
+        ner, wce2 = runs[6 * i : 6 * i + 3], runs[6 * i + 3 : 6 * i + 6]
+        diff = paired_runs(list(ner), list(wce2))
+        out[corpus] = {"macro_f": diff["macro_f"], "micro_f": diff["micro_f"]}
     return out
 
 

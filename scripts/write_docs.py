@@ -30,11 +30,25 @@ bench/facts.py, never arithmetic in a source. A missing file or key is an
 error naming the source file and line. A marker inside an inline code span
 (backticks) is left as written.
 
+A comparison is written by the generator, never by hand: a paired difference
+{delta|estimate, low, high} read with FORMAT ``verdict`` prints "ahead" (its
+95 % interval's lower bound above 0), "behind" (upper bound below 0) or
+"level"; ``vs`` prints "ahead of", "behind" or "level with", for "X is
+{{ ... | vs }} Y". Several rows: a KEY part may be a pattern (``*``, ``?``,
+``[...]`` or ``{a,b}``) matching keys of its level, e.g.
+``ner.sampled_spancat_uniform-m*.macro_f``; ``verdict_all`` then prints
+"ahead at every setting" only when every row is ahead, else the count of
+each ("ahead at 3 of 5 settings and level at 2"); ``verdict`` and ``vs``
+refuse several rows, and any other FORMAT is applied to each row (a pattern
+part holds no dot). Verdicts read the stored bounds at full precision: a
+value is rounded once, where it is printed.
+
     python scripts/write_docs.py           # write the pages (and metrics/facts.json)
     python scripts/write_docs.py --check   # exit 1 if any is out of date
 """
 import json
 import re
+from fnmatch import fnmatchcase
 from pathlib import Path
 from statistics import mean, stdev
 from typing import Any, Callable, Dict, List, Tuple
@@ -53,6 +67,9 @@ VALUE = re.compile(r"^\s*(\S+)\s*:\s*(.+?)\s*(?:\|\s*(\S+)\s*)?$")
 ANCHOR = re.compile(r"^\s*anchor:\s*(\w+)\s*$")
 ANCHOR_ROW = re.compile(r"^\|\s*`(\w+)`\s*\|\s*([^|]+?)\s*\|")
 NUMERIC = re.compile(r"^[-+±\[\]\d\s.,%x]+$")
+# a KEY part that names several keys of its level
+PATTERN = re.compile(r"[*?\[{]")
+BRACES = re.compile(r"\{([^{}]*)\}")
 ANCHORS = "docs/src/anchors.md"
 # what --allow-missing writes for a value that no file gives
 MISSING = "–"
@@ -109,7 +126,71 @@ FORMATS: Dict[str, Callable[[int], Callable[[Any], str]]] = {
 READS_MANY = {"ci", "pct_ci", "pct_ms", "ms", "pct_mean"}
 
 
+class Rows(list):
+    """The values a KEY pattern names, in the order of their file."""
+
+
+def _shape(node: Any) -> str:
+    """What a value is, briefly, for an error message."""
+    if isinstance(node, dict):
+        return "an entry with keys " + ", ".join(list(map(str, node))[:6]) + (", ..." if len(node) > 6 else "")
+    return repr(node) if len(repr(node)) <= 60 else f"a {type(node).__name__}"
+
+
+def _bounds(node: Any) -> Tuple[float, float]:
+    """The (low, high) bounds of a paired difference, checked."""
+    if not isinstance(node, dict) or not {"low", "high"} <= set(node):
+        raise ValueError(f"a verdict needs a paired difference with its interval {{delta, low, high}}, not {_shape(node)}")
+    low, high = node["low"], node["high"]
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v == v for v in (low, high))  # v == v: not NaN
+    if not numbers or low > high:
+        raise ValueError(f"a verdict needs numeric bounds with low <= high, not low = {low!r}, high = {high!r}")
+    return low, high
+
+
+def verdict(node: Any) -> str:
+    """"ahead" when the interval lies above 0, "behind" when below, "level" when it holds 0
+    (a bound exactly at 0 is level: the interval does not exclude 0)."""
+    low, high = _bounds(node)
+    return "ahead" if low > 0 else "behind" if high < 0 else "level"
+
+
+VS = {"ahead": "ahead of", "level": "level with", "behind": "behind"}
+ORDER = ("ahead", "level", "behind")
+
+
+def verdict_all(rows: Any) -> str:
+    """One verdict for several rows: "<verdict> at every setting" when every row
+    agrees, else how many rows say each ("ahead at 3 of 5 settings and level at 2")."""
+    if not isinstance(rows, list) or not rows:
+        raise ValueError(f"verdict_all needs several rows (a KEY pattern such as a.*.macro_f, or a list), not {_shape(rows)}")
+    words = [verdict(row) for row in rows]
+    counts = [(word, words.count(word)) for word in ORDER if word in words]
+    if len(counts) == 1:
+        return f"{counts[0][0]} at every setting"
+    parts = [f"{counts[0][0]} at {counts[0][1]} of {len(words)} settings"] + [f"{word} at {n}" for word, n in counts[1:]]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# FORMAT (no digits) -> the words it prints for a paired difference, or for several rows
+VERDICTS: Dict[str, Callable[[Any], str]] = {
+    "verdict": verdict,
+    "vs": lambda node: VS[verdict(node)],
+    "verdict_all": verdict_all,
+}
+# the verdicts that read several rows as one value
+READS_ROWS = {"verdict_all"}
+
+
 def format_value(value: Any, fmt: str) -> str:
+    if fmt in READS_ROWS:
+        return VERDICTS[fmt](value)
+    if fmt in VERDICTS:
+        if isinstance(value, list):
+            raise ValueError(f"{fmt} reads one paired difference; for several rows use verdict_all")
+        return VERDICTS[fmt](value)
+    if isinstance(value, Rows):
+        return ", ".join(format_value(row, fmt) for row in value)  # each row formatted
     match = re.fullmatch(r"(\+?[a-z_]+)(\d)", fmt or "")
     if isinstance(value, list) and not (match and match.group(1) in READS_MANY):
         return ", ".join(format_value(v, fmt) for v in value)  # a list of values, each formatted
@@ -144,6 +225,44 @@ def lookup(data: Any, key: str) -> Any:
     if isinstance(node, dict) and "value" in node and "from" in node:
         return node["value"]  # a fact of metrics/facts.json
     return node
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """fnmatch with ``{a,b}`` alternatives (one level of braces)."""
+    braces = BRACES.search(pattern)
+    if braces:
+        return any(_matches(pattern[: braces.start()] + option + pattern[braces.end() :], name) for option in braces.group(1).split(","))
+    return fnmatchcase(name, pattern)
+
+
+def lookup_rows(data: Any, key: str) -> Rows:
+    """The values a KEY with a pattern part names: every key of that level that
+    matches it, each followed by the rest of KEY. A pattern that matches no key,
+    or a matched row without the rest of KEY, is an error."""
+    parts = key.split(".")
+    at = next(i for i, part in enumerate(parts) if PATTERN.search(part))
+    node = lookup(data, ".".join(parts[:at])) if at else data
+    if isinstance(node, dict) and "value" in node and "from" in node:
+        node = node["value"]  # a fact of metrics/facts.json
+    if not isinstance(node, dict):
+        raise KeyError(".".join(parts[: at + 1]))
+    names = [name for name in node if _matches(parts[at], name)]
+    if not names:
+        raise KeyError(".".join(parts[: at + 1]))
+    rest = ".".join(parts[at + 1 :])
+    rows = Rows()
+    for name in names:
+        if not rest:
+            row = node[name]
+            rows.append(row["value"] if isinstance(row, dict) and "value" in row and "from" in row else row)
+        elif PATTERN.search(rest):
+            rows.extend(lookup_rows(node[name], rest))
+        else:
+            try:
+                rows.append(lookup(node[name], rest))
+            except KeyError as err:
+                raise KeyError(f"{name}.{err.args[0]}") from None
+    return rows
 
 
 def markdown_tables(text: str) -> Dict[str, Dict[str, Dict[str, str]]]:
@@ -205,7 +324,7 @@ class Renderer:
         source, key, fmt = match.groups()
         path = aliases.get(source, source)
         try:
-            value = lookup(self.data(path), key)
+            value = lookup_rows(self.data(path), key) if PATTERN.search(key) else lookup(self.data(path), key)
         except KeyError as err:
             if self.allow_missing:
                 return self.count_missing()
