@@ -10,6 +10,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples
 from thinc.api import Optimizer, set_dropout_rate
 
+from ..training.checks import check_finite_loss
 from .tagging.tags import check_label
 
 
@@ -60,7 +61,8 @@ class LabelledEntityPipe(TrainablePipe):
     ) -> Dict[str, float]:
         """One training step, in spaCy's order: a batch without tokens is
         skipped, ``_learn`` runs the forward pass, the loss and the backward
-        pass, then ``sgd`` applies the gradients (``finish_update``)."""
+        pass, then ``sgd`` applies the gradients (``finish_update``) unless
+        the loss is NaN or infinite, which stops training with a ValueError."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
@@ -73,6 +75,7 @@ class LabelledEntityPipe(TrainablePipe):
         if loss is None:
             # nothing in the batch to learn from: no optimizer step either
             return losses
+        self._check_loss(loss)
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
@@ -82,6 +85,13 @@ class LabelledEntityPipe(TrainablePipe):
         """Forward, loss and backward pass on a batch that has tokens; the
         loss, or None when the batch holds nothing to learn from."""
         raise NotImplementedError
+
+    def _check_loss(self, loss: float) -> None:
+        """Stop training on a NaN or infinite loss (a ValueError naming the
+        component), before its gradients reach any weight: ``update`` calls
+        it before the optimizer step, and a ``_learn`` that moves weights of
+        its own calls it before that."""
+        check_finite_loss(f"{self.factory} '{self.name}'", loss)
 
     @property
     def label_data(self) -> List[str]:

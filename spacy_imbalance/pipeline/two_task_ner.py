@@ -248,6 +248,7 @@ class TwoTaskNER(LabelledEntityPipe):
     def _learn(self, examples: List[Example]) -> Optional[float]:
         scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
         loss, d_scores, auc = self._loss(examples, scores, fit_thresholds=True)
+        self._check_loss(loss)  # before the AUC step below moves a, b and alpha
         backprop(d_scores)
         if auc is not None:
             self._apply_auc_step(auc)

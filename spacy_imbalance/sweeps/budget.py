@@ -13,14 +13,17 @@ from typing import Any, Callable, Dict
 from spacy.language import Language
 from spacy.util import registry
 
+from ..training.checks import check_number
+
 
 class TimeBudgetReached(Exception):
     """Raised before an update once the training's time budget is spent."""
 
 
 # how run_trial tells a budget stop from a failure in a training log, and the
-# step: in the traceback's last line, or spaCy's warning (which wraps lines)
-STOPPED_BY_BUDGET = re.compile(r"TimeBudgetReached\W+the\s+time\s+budget\s+of\s+[\d.]+\s+minutes\s+ran\s+out\s+before\s+step\s+(\d+)")
+# step: in the traceback's last line, or spaCy's warning (which wraps lines);
+# the minutes are written with :g, an exponent included (1e-05)
+STOPPED_BY_BUDGET = re.compile(r"TimeBudgetReached\W+the\s+time\s+budget\s+of\s+[\d.e+-]+\s+minutes\s+ran\s+out\s+before\s+step\s+(\d+)")
 
 
 @registry.callbacks("spacy-imbalance.time_budget.v1")
@@ -31,8 +34,9 @@ def create_time_budget_v1(minutes: float) -> Callable[[Language, Dict[str, Any]]
 
     minutes (float): the training time, > 0.
     """
-    if not minutes > 0:
-        raise ValueError(f"[training.before_update] minutes must be > 0, got {minutes}")
+    minutes = check_number(
+        "spacy-imbalance.time_budget.v1 ([training.before_update]): minutes", minutes, low=0.0, low_open=True, unit="minutes"
+    )
     started: Dict[str, float] = {}
 
     def before_update(nlp: Language, args: Dict[str, Any]) -> None:

@@ -11,12 +11,14 @@ paths (``encoder.layer.0.attention.self.query.weight``), thinc's own by
 plain names (``W``, ``b``, ``E``). So the key says which rate a parameter
 takes, with no need to know the pipeline.
 """
-from typing import Tuple, Union
+from typing import Any, Dict, Tuple
 
 from thinc.api import Optimizer
 from thinc.optimizers import ADAM_DEFAULTS, FloatOrSeq
 from thinc.types import FloatsXd
 from spacy.util import registry
+
+from .checks import FLOAT32_LIMIT, FLOAT32_SMALLEST, check_number_or_schedule
 
 KeyT = Tuple[int, str]
 
@@ -51,11 +53,25 @@ class SplitRateOptimizer(Optimizer):
             self.learn_rate = head_rate
 
 
-def _check_rate(setting: str, value: Union[FloatOrSeq, None]) -> None:
-    # schedules are generators, checked by thinc when first read
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not (0.0 <= float(value) < float("inf")):
-            raise ValueError(f"SplitRateAdam.v1: {setting} must be a finite rate >= 0, got {value!r}")
+# thinc's Adam runs only with both betas in (0, 1): beta1 = 1 divides by zero
+# in its bias correction, beta2 = 1 never moves, beta1 = 0 raises
+# NotImplementedError at the first update and beta2 = 0 turns it into SGD
+BETA: Dict[str, Any] = dict(
+    low=0.0, high=1.0, low_open=True, high_open=True, note=" (at 1 Adam divides by zero or never moves; at 0 thinc's Adam is SGD or raises)"
+)
+# a rate or weight decay of 0 is allowed (a frozen group; no decay)
+RATE: Dict[str, Any] = dict(low=0.0, high=FLOAT32_LIMIT)
+SETTINGS: Dict[str, Dict[str, Any]] = {
+    "learn_rate": RATE,
+    "encoder_learn_rate": RATE,
+    "L2": RATE,
+    "beta1": BETA,
+    "beta2": BETA,
+    # 0 divides 0 by 0 for a weight whose gradient is 0 (NaN weights)
+    "eps": dict(low=FLOAT32_SMALLEST, high=FLOAT32_LIMIT, note=" (0 turns a zero gradient into NaN)"),
+    # a negative threshold flips the clipped gradient's sign; 0 is thinc's "no clipping"
+    "grad_clip": dict(low=0.0, high=FLOAT32_LIMIT, note=" (0: no clipping)"),
+}
 
 
 @registry.optimizers("spacy-imbalance.SplitRateAdam.v1")
@@ -77,16 +93,15 @@ def create_split_rate_adam_v1(
     may be a schedule (e.g. ``warmup_linear.v1``). Parameter averaging is off
     by default, as in spaCy's transformer configs: averages of a 22M-parameter
     encoder cost memory and the first epochs' weights drag them."""
-    _check_rate("learn_rate", learn_rate)
-    _check_rate("encoder_learn_rate", encoder_learn_rate)
+    given = {"learn_rate": learn_rate, "encoder_learn_rate": encoder_learn_rate, "L2": L2, "beta1": beta1,
+             "beta2": beta2, "eps": eps, "grad_clip": grad_clip}
+    checked = {
+        setting: check_number_or_schedule(f"SplitRateAdam.v1: {setting}", value, **SETTINGS[setting])
+        for setting, value in given.items()
+    }
     return SplitRateOptimizer(
-        learn_rate,
-        encoder_learn_rate=encoder_learn_rate,
-        L2=L2,
-        beta1=beta1,
-        beta2=beta2,
-        eps=eps,
-        grad_clip=grad_clip,
+        checked.pop("learn_rate"),
+        **checked,
         L2_is_weight_decay=L2_is_weight_decay,
         use_averages=use_averages,
         use_radam=False,

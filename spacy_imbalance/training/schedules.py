@@ -7,19 +7,20 @@ from typing import Iterator
 
 from spacy.util import registry
 
+from .checks import FLOAT32_LIMIT, check_number
+
 
 @registry.schedules("spacy-imbalance.warmup_share_linear.v1")
 def create_warmup_share_linear_v1(initial_rate: float, total_steps: int, warmup_share: float = 0.1) -> Iterator[float]:
     """Linear warm-up from 0 over ``warmup_share`` of ``total_steps``, then
     linear decay to 0 at ``total_steps`` (a generator, as thinc 8's
     schedules are)."""
-    if not (0.0 <= float(initial_rate) < float("inf")):
-        raise ValueError(f"warmup_share_linear.v1: initial_rate must be a finite rate >= 0, got {initial_rate!r}")
-    if isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1:
-        raise ValueError(f"warmup_share_linear.v1: total_steps must be an integer >= 1 (training.max_steps), got {total_steps!r}")
-    if not (0.0 <= float(warmup_share) < 1.0):
-        raise ValueError(f"warmup_share_linear.v1: warmup_share must be in [0, 1), got {warmup_share!r}")
-    return _warmup_linear(float(initial_rate), total_steps, round(warmup_share * total_steps))
+    rate = check_number("warmup_share_linear.v1: initial_rate", initial_rate, low=0.0, high=FLOAT32_LIMIT)
+    steps = check_number(
+        "warmup_share_linear.v1: total_steps", total_steps, low=1, integer=True, note=" (training.max_steps)"
+    )
+    share = check_number("warmup_share_linear.v1: warmup_share", warmup_share, low=0.0, high=1.0, high_open=True)
+    return _warmup_linear(rate, int(steps), round(share * steps))
 
 
 def _warmup_linear(initial_rate: float, total_steps: int, warmup_steps: int) -> Iterator[float]:

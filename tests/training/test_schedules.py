@@ -25,8 +25,9 @@ def test_hand_computed_values():
 
 @pytest.mark.parametrize(
     "setting,value,message",
-    [("warmup_share", 1.0, "warmup_share must be in \\[0, 1\\)"), ("warmup_share", -0.1, "warmup_share"),
-     ("total_steps", 0, "total_steps must be an integer >= 1"), ("initial_rate", float("inf"), "initial_rate must be a finite rate")],
+    [("warmup_share", 1.0, r"warmup_share must be a number in \[0, 1\), got 1.0"), ("warmup_share", -0.1, "warmup_share"),
+     ("total_steps", 0, r"total_steps must be a whole number >= 1 \(training.max_steps\), got 0"),
+     ("initial_rate", float("inf"), r"initial_rate must be a number in \[0, 1e\+38\], got inf")],
 )
 def test_settings_out_of_range_are_refused_by_name(setting, value, message):
     block = {"@schedules": "spacy-imbalance.warmup_share_linear.v1", "initial_rate": 1e-4, "total_steps": 100, "warmup_share": 0.1, setting: value}
