@@ -405,3 +405,23 @@ def test_a_state_with_nan_anywhere_is_refused(served):
     status, text = request(served, f"/decisions/{served.key}", raw=body.encode("utf8"))
     assert status == 400 and json.loads(text)["error"].startswith("the state holds a number JSON has not (NaN or an infinity)")
     assert not served.state_path.exists()
+
+
+@pytest.mark.parametrize("path, token", [("/", True), ("/", False), ("/decisions/{key}", True), ("/nowhere", True)])
+def test_every_answer_forbids_framing_sniffing_and_referrers(served, path, token):
+    """Round 3, L6: the page cannot be framed (clickjacking its keys), nor
+    its JSON read as script, nor its token leaked in a Referer; on every
+    answer, refusals included."""
+    url = served.url.rstrip("/") + path.format(key=served.key)
+    req = urllib.request.Request(url)
+    if token:
+        req.add_header("X-Review-Token", served.token)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            headers = response.headers
+    except urllib.error.HTTPError as err:
+        headers = err.headers
+    assert headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in headers.get_all("Content-Security-Policy")
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "no-referrer"
