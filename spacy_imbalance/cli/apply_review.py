@@ -56,6 +56,7 @@ def apply_review_cli(
         fail(str(err))
     n_written = write_docbin(result.docs, output)
     msg.good(f"Wrote {n_written:,} documents to {output}")
+    print_groups(result.mirrors, result.left_alone, corpus=str(corpus), spans_key=spans_key)
     print_counts(result.counts)
 
 
@@ -94,6 +95,16 @@ def _read_files(paths: List[Path], fmt: Optional[DecisionFormat]) -> List[Decisi
 
 def _plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def print_groups(mirrors: List[str], left_alone: Dict[str, str], *, corpus: str, spans_key: Optional[str]) -> None:
+    """Which span groups follow the entities, and which were left as they
+    were: a spancat trained on a group left alone trains on the old gold."""
+    for key in mirrors:
+        msg.info(f"Kept doc.spans[{key!r}] equal to doc.ents: it held exactly the entities in every document of {corpus}")
+    for key, reason in left_alone.items():
+        hint = f"; if it is gold that the review should change, give --spans-key {key}" if spans_key is None else ""
+        msg.warn(f"Left doc.spans[{key!r}] as it was: it is no copy of doc.ents ({reason}){hint}")
 
 
 def print_counts(counts: Dict[str, LabelCounts]) -> None:

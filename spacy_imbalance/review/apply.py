@@ -5,12 +5,18 @@ go to a span group of known-wrong spans (spaCy's ``incorrect_spans_key``).
 Pure functions on Docs: the documents given are left as they are, and the
 new ones come back with the counts per label. A decision the corpus cannot
 take raises a ``ReviewConflict`` naming the file and line (or task).
+
+A span group that mirrors the entities (holds exactly the spans of
+``doc.ents`` in every document, as ``convert --spans-key`` and ``mask``
+keep "sc") is kept equal to them, so that a spancat trained on it trains on
+the reviewed gold; any other group but ``spans_key`` and ``rejected_key``
+is left as it was, and the result says why it is no mirror.
 """
 import difflib
-from collections import defaultdict
-from dataclasses import dataclass, fields
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
@@ -59,8 +65,15 @@ COUNT_COLUMNS = tuple(f.name for f in fields(LabelCounts))
 
 @dataclass
 class ReviewResult:
+    """The reviewed documents and what the decisions did, per label.
+    ``mirrors``: the span groups kept equal to ``doc.ents``; ``left_alone``:
+    the other span groups (but ``spans_key`` and ``rejected_key``), left as
+    they were, each with why it is no mirror of the entities."""
+
     docs: List[Doc]
     counts: Dict[str, LabelCounts]
+    mirrors: List[str] = field(default_factory=list)
+    left_alone: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -82,24 +95,65 @@ def apply_decisions(
 ) -> ReviewResult:
     """Copies of ``docs`` with the accepted spans in ``doc.ents`` (and in
     ``doc.spans[spans_key]`` when given) and the rejected ones added to
-    ``doc.spans[rejected_key]``. ``corpus`` names the documents' file in
-    messages. Ignored decisions are only counted. The labels are taken as
-    they are: ``check_labels`` refuses those the corpus lacks (apply-review
-    calls it first; a caller whose corpus lost a label on purpose, as a
-    masked one may, need not)."""
+    ``doc.spans[rejected_key]``; every other span group that mirrors the
+    entities (see ``entity_mirrors``) is set to the new ``doc.ents``.
+    ``corpus`` names the documents' file in messages. Ignored decisions are
+    only counted. The labels are taken as they are: ``check_labels`` refuses
+    those the corpus lacks (apply-review calls it first; a caller whose
+    corpus lost a label on purpose, as a masked one may, need not)."""
     counts: Dict[str, LabelCounts] = defaultdict(LabelCounts)
     for decision in decisions:
         if decision.answer == "ignore":
             counts[decision.label].ignored += 1
     matched = match_decisions(docs, [d for d in decisions if d.answer != "ignore"], corpus=corpus)
+    # told before any change: a group is a mirror of the entities the corpus came with
+    mirrors, left_alone = entity_mirrors(docs, corpus=corpus, exclude=[key for key in (spans_key, rejected_key) if key is not None])
     output = []
     for i, doc in enumerate(docs):
         if i not in matched:
             output.append(doc.copy())
             continue
-        review = _DocReview(doc, f"document {i} of {corpus}", overlaps, spans_key, rejected_key, counts)
+        review = _DocReview(doc, f"document {i} of {corpus}", overlaps, spans_key, rejected_key, mirrors, counts)
         output.append(review.apply(matched[i]))
-    return ReviewResult(output, dict(sorted(counts.items())))
+    return ReviewResult(output, dict(sorted(counts.items())), mirrors, left_alone)
+
+
+def entity_mirrors(docs: Sequence[Doc], *, corpus: str, exclude: Iterable[str] = ()) -> Tuple[List[str], Dict[str, str]]:
+    """The span groups of ``docs`` (but ``exclude``) that mirror the
+    entities, and why each other one does not. A group mirrors them when
+    every document has exactly the spans of its ``doc.ents`` in it, with
+    their labels (a document without the group: when it has no entity);
+    decided for the whole corpus, so that one document cannot make a group
+    a mirror that the others say is not. A corpus without any entity has no
+    mirror: an empty group could be anything."""
+    keys = sorted({key for doc in docs for key in doc.spans} - set(exclude))
+    if not any(doc.ents for doc in docs):
+        return [], {key: f"{corpus} has no entity for it to copy" for key in keys}
+    mirrors: List[str] = []
+    left_alone: Dict[str, str] = {}
+    for key in keys:
+        problem = next(filter(None, (_mirror_problem(doc, key, f"document {i} of {corpus}") for i, doc in enumerate(docs))), None)
+        if problem is None:
+            mirrors.append(key)
+        else:
+            left_alone[key] = problem
+    return mirrors, left_alone
+
+
+def _mirror_problem(doc: Doc, key: str, place: str) -> Optional[str]:
+    """Why ``doc.spans[key]`` is not ``doc.ents``, or None when it is."""
+    ents = Counter(_key(ent) for ent in doc.ents)
+    if key not in doc.spans:
+        return f"{place} has entities and no such group" if ents else None
+    group = Counter(_key(span) for span in doc.spans[key])
+    if group == ents:
+        return None
+    missing, extra = sorted(ents - group), sorted(group - ents)
+    if missing:
+        return f"the entity {_describe_span(doc, missing[0])} of {place} is not in it"
+    if extra[0] in ents:
+        return f"it holds the entity {_describe_span(doc, extra[0])} of {place} twice"
+    return f"its span {_describe_span(doc, extra[0])} of {place} is no entity"
 
 
 def corpus_labels(docs: Sequence[Doc], spans_key: Optional[str] = None) -> Set[str]:
@@ -218,11 +272,11 @@ class _DocReview:
     against its annotation, then applied to a copy of it."""
 
     def __init__(
-        self, doc: Doc, place: str, overlaps: Overlaps, spans_key: Optional[str], rejected_key: str,
+        self, doc: Doc, place: str, overlaps: Overlaps, spans_key: Optional[str], rejected_key: str, mirrors: List[str],
         counts: Dict[str, LabelCounts],
     ):
         self.doc, self.place, self.overlaps, self.counts = doc, place, overlaps, counts
-        self.spans_key, self.rejected_key = spans_key, rejected_key
+        self.spans_key, self.rejected_key, self.mirrors = spans_key, rejected_key, mirrors
         # the gold the decisions meet: doc.ents, and the --spans-key group
         self.entities: Dict[SpanKey, str] = {_key(s): "the entity" for s in doc.ents}
         if spans_key is not None and spans_key in doc.spans:
@@ -326,9 +380,7 @@ class _DocReview:
             self.counts[span[2]].replaced += 1
 
     def _describe(self, span: SpanKey) -> str:
-        start, end, label = span
-        tokens = self.doc[start:end]
-        return f"{tokens.text!r} ({label}, characters {tokens.start_char}-{tokens.end_char})"
+        return _describe_span(self.doc, span)
 
     def _write(self) -> Doc:
         doc = self.doc.copy()
@@ -339,6 +391,9 @@ class _DocReview:
         # the tokens of a removed entity that no new one covers are no entity
         freed = sorted({i for ent in doc.ents if _key(ent) in self.dropped for i in range(ent.start, ent.end)} - covered)
         doc.set_ents(added, outside=[doc[i : i + 1] for i in freed], default="unmodified")
+        for key in self.mirrors:
+            attrs = dict(doc.spans[key].attrs) if key in doc.spans else {}
+            doc.spans[key] = SpanGroup(doc, name=key, attrs=attrs, spans=list(doc.ents))
         if self.spans_key is not None and (added or self.spans_key in doc.spans):
             self._rewrite_group(doc, self.spans_key, self.dropped, added)
         if self.rejected or self.rejected_key in doc.spans:
@@ -355,6 +410,12 @@ class _DocReview:
 
 def _key(span: Span) -> SpanKey:
     return span.start, span.end, span.label_
+
+
+def _describe_span(doc: Doc, span: SpanKey) -> str:
+    start, end, label = span
+    tokens = doc[start:end]
+    return f"{tokens.text!r} ({label}, characters {tokens.start_char}-{tokens.end_char})"
 
 
 def _overlap(a: SpanKey, b: SpanKey) -> bool:

@@ -23,23 +23,33 @@ A file's records may come as JSON lines, as a JSON list or as one object
 (pretty-printed or not), in any of the three formats; the format is told by
 the keys of the first record, and a problem of a later one names the format
 it was read in. The text is UTF-8, or UTF-16 or UTF-8 with a byte order
-mark; an object with a key twice is refused.
+mark; an object with a key twice is refused. A file over
+``MAX_DECISIONS_BYTES`` is refused unread; JSON lines are read a line at a
+time, a JSON document whole.
 
 Offsets are character offsets into the text, the end exclusive. Every
 problem raises a ``DecisionFormatError`` naming the file and the line (or
 task).
 """
 import codecs
+import contextlib
+import io
 import json
+import os
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..corpus.strict_json import DuplicateKeyError, array_item_starts, line_of, loads_strict
 
 ANSWERS = ("accept", "reject", "ignore")
 EXISTING_SOURCE = "annotation"  # Prodigy's and our audit's mark of an entity the corpus has
+# the largest decisions file read, in bytes, checked before reading: a file
+# read whole as one JSON document takes some 17 times its size in memory
+# (30 MB took 508 MB), so this keeps that near 2 GB; JSON lines, read one
+# line at a time, take far less. A review is much smaller than this.
+MAX_DECISIONS_BYTES = 128 * 1024 * 1024
 
 
 class DecisionFormat(str, Enum):
@@ -109,20 +119,25 @@ class DecisionFile:
 def read_decisions(path: Union[str, Path], fmt: Optional[DecisionFormat] = None) -> DecisionFile:
     """The decisions of ``path``, in the format ``fmt`` or the one detected
     from the keys of its first record. A problem of a record is named with
-    the format it was read in, and why that one."""
+    the format it was read in, and why that one. JSON lines are read one at
+    a time: only the decisions are kept, not the text or the records."""
     path = Path(path)
-    records = read_records(path)
-    how = "as --format says"
-    if fmt is None:
-        fmt = detect_format(path, records)
-        how = f"detected from the keys of {records[0].place(fmt)}"
     decisions: List[Decision] = []
-    try:
+    count = 0
+    how = "as --format says"
+    with contextlib.closing(iter_records(path)) as records:
         for record in records:
-            decisions += _READERS[fmt](record.where(path, fmt), str(path), record.number(fmt), record.unit(fmt), record.value)
-    except DecisionFormatError as err:
-        raise DecisionFormatError(err.where, f"{err.message} [read as {FORMAT_NAMES[fmt]}, {how}]") from None
-    return DecisionFile(path, fmt, len(records), decisions)
+            if fmt is None:
+                fmt = detect_format(path, [record])
+                how = f"detected from the keys of {record.place(fmt)}"
+            try:
+                decisions += _READERS[fmt](record.where(path, fmt), str(path), record.number(fmt), record.unit(fmt), record.value)
+            except DecisionFormatError as err:
+                raise DecisionFormatError(err.where, f"{err.message} [read as {FORMAT_NAMES[fmt]}, {how}]") from None
+            count += 1
+    if fmt is None:  # iter_records refuses a file without a record
+        raise DecisionFormatError(str(path), f"holds no decisions; expected {EXPECTED}")
+    return DecisionFile(path, fmt, count, decisions)
 
 
 @dataclass(frozen=True)
@@ -150,22 +165,71 @@ class Record:
         return f"{path}, {self.place(fmt)}"
 
 
-def read_records(path: Path) -> List[Record]:
-    """The JSON objects of a decisions file: JSON lines (one object a line),
-    or the whole file as one JSON document, a list of objects (a JSON
-    export) or one object (pretty-printed or not). An object that has a key
-    twice is refused (which of the two would hold?)."""
-    text = _read_text(path)
+def iter_records(path: Path) -> Iterator[Record]:
+    """The JSON objects of a decisions file, in order: JSON lines (one object
+    a line), read a line at a time, or the whole file as one JSON document,
+    a list of objects (a JSON export) or one object (pretty-printed or not).
+    A file over ``MAX_DECISIONS_BYTES`` is refused before it is read, and an
+    object that has a key twice is refused (which of the two would hold?)."""
+    with open(path, "rb") as raw:
+        _check_size(path, os.fstat(raw.fileno()).st_size)
+        lines = _lines(path, raw)
+        before: List[str] = []  # the blank lines before the first record
+        for number, line in lines:
+            if line.strip():
+                break
+            before.append(line)
+        else:
+            raise DecisionFormatError(str(path), f"is empty: it holds no decisions; expected {EXPECTED}")
+        if not line.lstrip().startswith("{"):
+            # a JSON list, or no decisions file: read whole (the size is bounded)
+            yield from _document_records(path, "".join([*before, line, *(rest for _, rest in lines)]))
+            return
+        try:
+            first = loads_strict(line.removesuffix("\n"))  # its "\n" would shift the column of a message
+        except DuplicateKeyError as err:
+            raise DecisionFormatError(f"{path}, line {number}", err.problem) from None
+        except json.JSONDecodeError as err:
+            # no object on the first line alone: one JSON document (a
+            # pretty-printed object) or a broken line
+            text = "".join([*before, line, *(rest for _, rest in lines)])
+            yield from _document_records(path, text, first_line=(number, err))
+            return
+        yield Record(number, first)
+        yield from _jsonl_records(path, lines)
+
+
+def _check_size(path: Path, size: int) -> None:
+    if size > MAX_DECISIONS_BYTES:
+        raise DecisionFormatError(
+            str(path), f"is {size:,} bytes, more than the {MAX_DECISIONS_BYTES:,} bytes a decisions file may have: "
+            "split it into smaller files (apply-review takes several)"
+        )
+
+
+def _document_records(path: Path, text: str, first_line: Optional[Tuple[int, json.JSONDecodeError]] = None) -> List[Record]:
+    """The records of a file read as one JSON document. ``first_line``: the
+    line number and error of a first line that is no JSON object alone (the
+    file begins with "{"), to name when the whole is no JSON either."""
     try:
         document = loads_strict(text)
     except DuplicateKeyError as err:
         raise DecisionFormatError(f"{path}, line {err.line}", err.problem) from None
-    except json.JSONDecodeError as err:
+    except json.JSONDecodeError as whole:
+        if first_line is not None:
+            number, err = first_line
+            if whole.lineno > number:
+                # the text reads on past the first line: perhaps one JSON
+                # document (a pretty-printed object) that breaks further on
+                raise DecisionFormatError(
+                    f"{path}, line {number}", f"is not JSON ({err}), and the file is no one JSON document either: it breaks "
+                    f"at line {whole.lineno}, column {whole.colno} ({whole.msg}); expected one JSON object a line, or one JSON "
+                    f"document: {EXPECTED}"
+                ) from None
+            raise DecisionFormatError(f"{path}, line {number}", f"is not JSON ({err}); expected one JSON object a line") from None
         if text.lstrip().startswith("["):
-            raise DecisionFormatError(str(path), f"is not JSON ({err}); expected {EXPECTED}") from None
-        if not text.lstrip().startswith("{"):
-            raise DecisionFormatError(str(path), f"matches no decisions format; expected {EXPECTED}") from None
-        return _jsonl_records(path, text, err)
+            raise DecisionFormatError(str(path), f"is not JSON ({whole}); expected {EXPECTED}") from None
+        raise DecisionFormatError(str(path), f"matches no decisions format; expected {EXPECTED}") from None
     if isinstance(document, list):
         if not document:
             raise DecisionFormatError(str(path), f"is an empty JSON list: it holds no decisions; expected {EXPECTED}")
@@ -182,7 +246,7 @@ def read_records(path: Path) -> List[Record]:
     raise DecisionFormatError(str(path), f"is a JSON {type(document).__name__}; expected {EXPECTED}")
 
 
-def detect_format(path: Path, records: List[Record]) -> DecisionFormat:
+def detect_format(path: Path, records: Sequence[Record]) -> DecisionFormat:
     """The format of a file's records, told by the keys of the first one:
     ``data`` (Label Studio's tasks), ``answer`` (Prodigy's and our review
     page's), ``label`` or ``entities`` (doccano's), whether the records come
@@ -211,60 +275,68 @@ BYTE_ORDER_MARKS = (
     (codecs.BOM_UTF8, "utf-8-sig", "UTF-8"), (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"), (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
 )
 ENCODINGS = "UTF-8 (with or without a byte order mark) or UTF-16 with a byte order mark"
+NUL_PROBLEM = f"holds NUL characters: is it UTF-16 or UTF-32 text without a byte order mark? Save it as {ENCODINGS}"
 
 
-def _read_text(path: Path) -> str:
-    """The text of ``path``: UTF-8, or what its byte order mark says (UTF-8
-    or UTF-16, as editors on Windows save); any other encoding is refused
-    rather than guessed."""
-    raw = path.read_bytes()
-    encoding, name = "utf-8", "UTF-8"
-    for mark, codec, mark_name in BYTE_ORDER_MARKS:
-        if raw.startswith(mark):
+def _lines(path: Path, raw: BinaryIO) -> Iterator[Tuple[int, str]]:
+    """The lines of ``path`` (open as ``raw``), numbered from 1, each with
+    its "\\n": UTF-8, or what its byte order mark says (UTF-8 or UTF-16, as
+    editors on Windows save); any other encoding is refused rather than
+    guessed. Lines end at "\\n" only: a line number must be the editor's,
+    and JSON strings may hold U+2028 or U+0085, which splitlines() breaks on."""
+    head = raw.read(4)
+    raw.seek(0)
+    for mark, codec, name in BYTE_ORDER_MARKS:
+        if head.startswith(mark):
             if codec is None:
-                raise DecisionFormatError(str(path), f"is {mark_name} text (its byte order mark says so); save it as {ENCODINGS}")
-            encoding, name = codec, mark_name
+                raise DecisionFormatError(str(path), f"is {name} text (its byte order mark says so); save it as {ENCODINGS}")
+            if codec == "utf-16":
+                return _utf16_lines(path, raw)
             break
+    return _utf8_lines(path, raw, head.startswith(codecs.BOM_UTF8))
+
+
+def _utf8_lines(path: Path, raw: BinaryIO, marked: bool) -> Iterator[Tuple[int, str]]:
+    # b"\n" is never part of another character in UTF-8: split the bytes,
+    # then decode each line, so that a bad byte is named by its line
+    what = "UTF-8 text as its byte order mark says" if marked else "UTF-8 text"
+    for number, data in enumerate(raw, start=1):
+        if b"\x00" in data:
+            # most likely UTF-16 or UTF-32 without a byte order mark, read as UTF-8
+            raise DecisionFormatError(str(path), NUL_PROBLEM)
+        try:
+            yield number, data.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as err:
+            raise DecisionFormatError(f"{path}, line {number}", f"is not {what} ({err}); save it as {ENCODINGS}") from None
+
+
+def _utf16_lines(path: Path, raw: BinaryIO) -> Iterator[Tuple[int, str]]:
+    # newline="\n": no other line ending is taken, nor translated
+    text = io.TextIOWrapper(raw, encoding="utf-16", newline="\n")
     try:
-        text = raw.decode(encoding)
+        for number, line in enumerate(text, start=1):
+            if "\x00" in line:
+                raise DecisionFormatError(str(path), NUL_PROBLEM)
+            yield number, line
     except UnicodeDecodeError as err:
-        what = f"{name} text as its byte order mark says" if name != "UTF-8" or raw.startswith(codecs.BOM_UTF8) else "UTF-8 text"
-        raise DecisionFormatError(str(path), f"is not {what} ({err}); save it as {ENCODINGS}") from err
-    if "\x00" in text:
-        # NUL characters: most likely UTF-16 or UTF-32 without a byte order mark, read as UTF-8
-        raise DecisionFormatError(str(path), f"holds NUL characters: is it UTF-16 or UTF-32 text without a byte order mark? Save it as {ENCODINGS}")
-    if not text.strip():
-        raise DecisionFormatError(str(path), f"is empty: it holds no decisions; expected {EXPECTED}")
-    return text
+        raise DecisionFormatError(str(path), f"is not UTF-16 text as its byte order mark says ({err}); save it as {ENCODINGS}") from None
 
 
-def _jsonl_records(path: Path, text: str, whole: json.JSONDecodeError) -> List[Record]:
-    """The records of JSON lines, one object each line that is not blank;
-    ``whole`` is why the whole text is no one JSON document."""
-    records = []
-    # split("\n") rather than splitlines(): a line number must be the editor's,
-    # and JSON strings may hold U+2028 or U+0085, which splitlines() breaks on
-    for number, line in enumerate(text.split("\n"), start=1):
+def _jsonl_records(path: Path, lines: Iterator[Tuple[int, str]]) -> Iterator[Record]:
+    """The records of JSON lines after the first, one object each line that
+    is not blank."""
+    for number, line in lines:
         if not line.strip():
             continue
         try:
-            record = loads_strict(line)
+            record = loads_strict(line.removesuffix("\n"))
         except DuplicateKeyError as err:
             raise DecisionFormatError(f"{path}, line {number}", err.problem) from None
         except json.JSONDecodeError as err:
-            if not records and whole.lineno > number:
-                # the whole text reads on past the first line: perhaps one JSON
-                # document (a pretty-printed object) that breaks further on
-                raise DecisionFormatError(
-                    f"{path}, line {number}", f"is not JSON ({err}), and the file is no one JSON document either: it breaks "
-                    f"at line {whole.lineno}, column {whole.colno} ({whole.msg}); expected one JSON object a line, or one JSON "
-                    f"document: {EXPECTED}"
-                ) from None
             raise DecisionFormatError(f"{path}, line {number}", f"is not JSON ({err}); expected one JSON object a line") from None
         if not isinstance(record, dict):
             raise DecisionFormatError(f"{path}, line {number}", f"is a JSON {type(record).__name__}, not an object; expected one JSON object a line")
-        records.append(Record(number, record))
-    return records
+        yield Record(number, record)
 
 
 def _prodigy_record(where: str, source: str, number: int, unit: str, record: Dict[str, Any]) -> List[Decision]:

@@ -10,6 +10,7 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
 from spacy_imbalance.corpus.docs_io import write_docbin
+from spacy_imbalance.review import decisions as decisions_module
 
 from ._cli import _assert_failed, _invoke, _plain
 
@@ -81,14 +82,16 @@ def test_apply_review_end_to_end(tmp_path, corpus, decisions):
     assert _group(a, "incorrect_spans") == [("visited", "PER")]
     assert _ents(b) == [("Bob", "PER"), ("Rome", "LOC")]
     assert _group(b, "incorrect_spans") is None
-    # without --spans-key the gold group is left as it was
-    assert _group(b, "sc") == []
+    # issue 44, item 4: "sc" held exactly doc.ents (as convert writes it), so
+    # it follows them without --spans-key; it kept the old gold before
+    assert _group(a, "sc") == _ents(a) and _group(b, "sc") == _ents(b)
     out = _plain(result.output)
     for line in (
         f"{decisions[0]}: prodigy, 3 lines, 3 span decisions",
         f"{decisions[1]}: doccano, 1 line, 1 span decision",
         f"{decisions[2]}: label-studio, 1 task, 1 span decision",
         f"Wrote 2 documents to {output}",
+        f"Kept doc.spans['sc'] equal to doc.ents: it held exactly the entities in every document of {corpus}",
         "label accepted unchanged rejected ignored replaced skipped",
         "GPE 0 0 0 1 0 0",
         "LOC 1 0 0 0 0 0",
@@ -279,4 +282,37 @@ def test_apply_review_refuses_an_output_not_named_spacy(tmp_path, corpus, decisi
     output = tmp_path / "o.txt"
     result = _invoke("apply-review", corpus, decisions[1], "-o", output)
     _assert_failed(result, f"--output {output} must end in .spacy: the command writes a .spacy (DocBin) file", f"Give e.g. {tmp_path / 'o.spacy'}")
+    assert not output.exists()
+
+
+def test_apply_review_leaves_a_group_that_is_no_copy_of_the_entities(tmp_path, corpus):
+    """Issue 44, item 4: a group that is no copy of doc.ents is left as it
+    was, and the output says so (a spancat trained on it keeps the old gold)."""
+    docs = _read(corpus)
+    docs[0].spans["masked"] = [Span(docs[0], 1, 2, "PER")]
+    masked = tmp_path / "masked.spacy"
+    write_docbin(docs, masked)
+    output = tmp_path / "reviewed.spacy"
+    result = _invoke("apply-review", masked, _lines(tmp_path / "d.jsonl", DOCCANO.strip()), "-o", output)
+    assert result.exit_code == 0, result.output
+    a, b = _read(output)
+    assert _group(a, "masked") == [("visited", "PER")] and _group(b, "masked") is None
+    assert _group(b, "sc") == _ents(b) == [("Rome", "LOC")]
+    out = _plain(result.output)
+    assert (
+        f"Left doc.spans['masked'] as it was: it is no copy of doc.ents (the entity 'Alice' (PER, characters 0-5) of document 0 "
+        f"of {masked} is not in it); if it is gold that the review should change, give --spans-key masked"
+    ) in out, out
+    assert f"Kept doc.spans['sc'] equal to doc.ents: it held exactly the entities in every document of {masked}" in out
+
+
+def test_apply_review_refuses_a_decisions_file_over_the_size_bound(tmp_path, corpus, decisions, monkeypatch):
+    """Issue 43, L15: the size is checked before the file is read."""
+    monkeypatch.setattr(decisions_module, "MAX_DECISIONS_BYTES", 64)
+    output = tmp_path / "reviewed.spacy"
+    size = decisions[0].stat().st_size
+    result = _invoke("apply-review", corpus, decisions[1], decisions[0], "-o", output)
+    _assert_failed(
+        result, f"{decisions[0]}: is {size:,} bytes, more than the 64 bytes a decisions file may have: split it into smaller files",
+    )
     assert not output.exists()

@@ -296,3 +296,73 @@ def test_check_labels_takes_the_gold_group_and_leaves_ignored_decisions():
     with pytest.raises(ReviewConflict) as err:
         check_labels(blank, decisions, corpus=CORPUS)
     assert str(err.value).endswith("is no label of corpus.spacy, which has no entity (in doc.ents): a review decides on the corpus's entity types, it adds none")
+
+
+# issue 44, item 4: doc.spans["sc"] kept the old gold (81 entities, 79 "sc" spans)
+
+
+def test_apply_keeps_a_group_that_mirrors_the_entities_equal_to_them():
+    docs = _docs()
+    for doc in docs:
+        doc.spans["sc"] = list(doc.ents)
+    docs[0].spans["sc"].attrs["source"] = "convert"
+    # a group that is no copy of the entities: the masked ones of `mask`
+    docs[0].spans["masked"] = [Span(docs[0], 1, 2, "EVENT")]
+    result = _apply(docs, [
+        _d(1, B, 0, 3, "PER"),
+        _d(2, B, 10, 14, "LOC"),
+        _d(3, A, 6, 13, "EVENT", "reject"),
+        _d(4, A, 14, 22, "LOC", "reject"),
+    ], overlaps=Overlaps.REPLACE)
+    a, b = result.docs
+    assert _ents(a) == [("Alice", "PER")] and _ents(b) == [("Bob", "PER"), ("Rome", "LOC")]
+    for doc in result.docs:
+        assert _group(doc, "sc") == [(e.start, e.end, e.text, e.label_) for e in doc.ents]
+    assert a.spans["sc"].attrs == {"source": "convert"}
+    assert _group(a, "masked") == [(1, 2, "visited", "EVENT")]
+    assert _group(a) == [(1, 2, "visited", "EVENT"), (2, 4, "New York", "LOC")]
+    assert result.mirrors == ["sc"]
+    assert result.left_alone == {"masked": f"the entity 'Alice' (PER, characters 0-5) of document 0 of {CORPUS} is not in it"}
+    # the documents given are left as they were
+    assert _group(docs[1], "sc") == []
+
+
+@pytest.mark.parametrize(
+    "groups,reason",
+    [
+        ({1: []}, f"document 0 of {CORPUS} has entities and no such group"),
+        ({0: [(0, 1, "PER"), (2, 4, "LOC"), (1, 2, "EVENT")]}, f"its span 'visited' (EVENT, characters 6-13) of document 0 of {CORPUS} is no entity"),
+        ({0: [(0, 1, "PER"), (2, 4, "LOC"), (2, 4, "LOC")]}, f"it holds the entity 'New York' (LOC, characters 14-22) of document 0 of {CORPUS} twice"),
+        ({0: [(0, 1, "PER"), (2, 4, "GPE")]}, f"the entity 'New York' (LOC, characters 14-22) of document 0 of {CORPUS} is not in it"),
+    ],
+    ids=["absent-where-entities-are", "a-span-more", "an-entity-twice", "another-label"],
+)
+def test_apply_leaves_a_group_that_is_no_mirror(groups, reason):
+    # the group mirrors the entities in the other document: decided for the corpus
+    docs = _docs()
+    for i, spans in groups.items():
+        docs[i].spans["gold"] = [Span(docs[i], start, end, label) for start, end, label in spans]
+    result = _apply(docs, [_d(1, B, 0, 3, "PER")])
+    assert (result.mirrors, result.left_alone) == ([], {"gold": reason})
+    assert _ents(result.docs[1]) == [("Bob", "PER")]
+    assert [_group(doc, "gold") if "gold" in doc.spans else None for doc in result.docs] == [
+        _group(doc, "gold") if "gold" in doc.spans else None for doc in docs
+    ]
+
+
+def test_apply_mirrors_exclude_the_spans_key_and_rejected_groups_and_need_entities():
+    docs = _docs()
+    docs[1].spans["sc"] = []  # the --spans-key group, mirroring or not, follows the decisions as gold
+    result = _apply(docs, [_d(1, B, 0, 3, "PER", "reject")], spans_key="sc")
+    assert (result.mirrors, result.left_alone) == ([], {})
+    # a group absent where there is no entity still mirrors
+    docs = _docs()
+    docs[0].spans["copy"] = list(docs[0].ents)
+    result = _apply(docs, [_d(1, B, 0, 3, "PER")])
+    assert result.mirrors == ["copy"] and _group(result.docs[1], "copy") == [(0, 1, "Bob", "PER")]
+    # without any entity, an empty group mirrors nothing
+    blank = [Doc(Vocab(), words=["Bob", "likes", "Rome"], spaces=[True, True, False])]
+    blank[0].spans["empty"] = []
+    result = _apply(blank, [_d(1, B, 0, 3, "PER")])
+    assert (result.mirrors, result.left_alone) == ([], {"empty": f"{CORPUS} has no entity for it to copy"})
+    assert _ents(result.docs[0]) == [("Bob", "PER")] and _group(result.docs[0], "empty") == []

@@ -1,8 +1,13 @@
 """Reading reviewed decisions (issue 34): each format from a small
 hand-written file, with the decisions computed by hand, and every refusal
 naming the file and the line or task."""
+import codecs
+import json
+import tracemalloc
+
 import pytest
 
+from spacy_imbalance.review import decisions as decisions_module
 from spacy_imbalance.review.decisions import Decision, DecisionFormat, DecisionFormatError, read_decisions
 
 # characters: Alice 0-5, visited 6-13, New 14-17, York 18-22, "." 22-23
@@ -212,10 +217,14 @@ def test_decisions_label_studio_one_task_and_broken_json(tmp_path):
 
 def test_decisions_not_utf8(tmp_path):
     path = tmp_path / "latin1.jsonl"
-    path.write_bytes('{"text": "Zürich", "label": []}\n'.encode("latin-1"))
+    path.write_bytes(('{"text": "Zurich", "label": []}\n\n{"text": "Zürich", "label": []}\n').encode("latin-1"))
     with pytest.raises(DecisionFormatError) as err:
         read_decisions(path)
-    assert str(err.value).startswith(f"{path}: is not UTF-8 text")
+    # read a line at a time, so the bad byte is named by its line
+    assert str(err.value) == (
+        f"{path}, line 3: is not UTF-8 text ('utf-8' codec can't decode byte 0xfc in position 11: invalid start byte); "
+        "save it as UTF-8 (with or without a byte order mark) or UTF-16 with a byte order mark"
+    )
 
 
 # issue 43, L9: the records' keys tell the format, whatever holds them (JSON
@@ -305,7 +314,7 @@ def test_decisions_utf16_and_utf8_with_a_byte_order_mark(tmp_path, codec):
         (DOCCANO.encode("utf-32"), "is UTF-32 text (its byte order mark says so); save it as UTF-8 (with or without a byte order mark) or UTF-16 with a byte order mark"),
         (DOCCANO.encode("utf-16-le"), "holds NUL characters: is it UTF-16 or UTF-32 text without a byte order mark?"),
         (b"\xff\xfe" + DOCCANO.encode("utf-16-le")[:-1], "is not UTF-16 text as its byte order mark says"),
-        ("\ufeff".encode() + "Zürich".encode("latin-1"), "is not UTF-8 text"),
+        ("\ufeff".encode() + "Zürich".encode("latin-1"), "is not UTF-8 text as its byte order mark says"),
     ],
     ids=["utf-32", "utf-16-without-mark", "broken-utf-16", "latin-1-after-a-utf-8-mark"],
 )
@@ -314,7 +323,9 @@ def test_decisions_other_encodings_are_refused(tmp_path, content, message):
     path.write_bytes(content)
     with pytest.raises(DecisionFormatError) as err:
         read_decisions(path)
-    assert str(err.value).startswith(f"{path}: {message}"), str(err.value)
+    # a bad UTF-8 byte is named by its line; the other problems by the file
+    where = f"{path}, line 1" if message.startswith("is not UTF-8") else str(path)
+    assert str(err.value).startswith(f"{where}: {message}"), str(err.value)
 
 
 # issue 43, L10: a key given twice, which a JSON reader keeps the last of silently
@@ -336,3 +347,41 @@ def test_decisions_a_key_given_twice_is_refused(tmp_path, content, line, key):
     assert str(err.value) == (
         f"{path}, line {line}: the key {key!r} is given twice in one object; a JSON reader would keep the last one silently, so give it once"
     )
+
+
+# issue 43, L15: a 30 MB decisions file took 508 MB and 5 s, read whole
+
+
+def test_decisions_a_file_over_the_size_bound_is_refused_unread(tmp_path, monkeypatch):
+    monkeypatch.setattr(decisions_module, "MAX_DECISIONS_BYTES", 100)
+    path = tmp_path / "big.jsonl"
+    # a UTF-32 mark: read, the file would be refused for its encoding instead
+    path.write_bytes(codecs.BOM_UTF32_LE + b"x" * 97)
+    with pytest.raises(DecisionFormatError) as err:
+        read_decisions(path)
+    assert str(err.value) == (
+        f"{path}: is 101 bytes, more than the 100 bytes a decisions file may have: split it into smaller files (apply-review takes several)"
+    )
+    # the bound itself is allowed
+    path.write_bytes(REVIEW_LINE.encode("utf8").ljust(100, b"\n"))
+    assert len(read_decisions(path).decisions) == 1
+
+
+def test_decisions_json_lines_are_read_a_line_at_a_time(tmp_path):
+    # Prodigy's records carry their tokens and html, most of the file and none of the decisions
+    tokens = [{"text": "Bob", "start": 0, "end": 3, "id": 0, "ws": True}, {"text": "likes", "start": 4, "end": 9, "id": 1, "ws": True}]
+    record = {"text": B, "tokens": tokens, "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept", "html": "<b>Bob</b> " * 300}
+    n = 1000
+    path = tmp_path / "big.jsonl"
+    path.write_text((json.dumps(record) + "\n") * n, encoding="utf8")
+    size = path.stat().st_size
+    assert size > 3_500_000
+    tracemalloc.start()
+    try:
+        read = read_decisions(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (read.records, len(read.decisions), read.decisions[-1]) == (n, n, Decision(str(path), n, None, B, 0, 3, "PER", "accept"))
+    # read whole, the text alone took the file's size, its records 3.6 times it
+    assert peak < size / 4, (peak, size)
