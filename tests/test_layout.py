@@ -51,8 +51,9 @@ def test_tests_mirror_the_package():
 
 
 def test_scripts_and_tests_import_project_files_as_packages():
-    """No sys.path edits and no loading by file path: bench and the package
-    are installed packages (setup.cfg), scripts/ a folder of the root."""
+    """No sys.path edits and no loading by file path: bench and the package are
+    importable packages (the package installed, bench from the clone root run.sh
+    puts on the path), scripts/ a folder of the root."""
     found = []
     for path in sorted([*ROOT.glob("scripts/**/*.py"), *ROOT.glob("tests/**/*.py")]):
         name = path.relative_to(ROOT).as_posix()

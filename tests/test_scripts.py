@@ -1,6 +1,7 @@
 """The scripts of scripts/ are command-line entry points over the bench
 package (their library code is tested in tests/bench/): each one starts
-from any folder, with bench imported as an installed package."""
+from any folder, with bench importable from the clone's root (run.sh puts it on the
+environment's path; it is not installed with the package)."""
 import subprocess
 import sys
 
@@ -9,7 +10,7 @@ import pytest
 from .conftest import ROOT
 
 SCRIPTS = sorted(ROOT.glob("scripts/**/*.py"))
-# the scripts that import bench: what setup.cfg's packages make importable
+# the scripts that import bench: importable through the clone root run.sh adds to the path
 BENCH_SCRIPTS = [path for path in SCRIPTS if "from bench" in path.read_text(encoding="utf8")]
 
 

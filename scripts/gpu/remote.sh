@@ -26,7 +26,7 @@ done
 # scripts call "python": the image has only python3 on its PATH
 mkdir -p "$SITE/bin" && rm -f "$SITE/bin/python" && printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "$PY")" > "$SITE/bin/python" && chmod +x "$SITE/bin/python"
 export PATH="$SITE/bin:$PATH"
-export PYTHONPATH="$SITE/package:$SITE/transformers:$SITE/spacy${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$SITE/package:$PWD:$SITE/transformers:$SITE/spacy${PYTHONPATH:+:$PYTHONPATH}"
 if [ -f "$GPU/minilm/model.safetensors" ] && [ ! -f "$SITE/minilm32/model.safetensors" ]; then
   "$PY" scripts/gpu/gather.py --restore "$GPU/minilm" "$SITE/minilm32"
 fi
