@@ -22,6 +22,11 @@ base's entities win over overlapping ones of ours (``keep_preset``); a
 ``--set components.<component>.entities_key`` chooses the group itself.
 docs/existing_pipelines.md has the traps each of these choices avoids.
 
+Its checkpoints are saved whole or not at all
+(``spacy-imbalance.atomic_save.v1``, ``training.saving``): a SIGTERM during
+a save once left a model-last that did not load (issue 43). A ``--set
+training.before_to_disk=...`` replaces that callback with the one it names.
+
 The settings written from the base (``DERIVED``, the base's components, the
 listened-to encoder) take no ``--set``: each override either holds in the
 config built, or the build is refused naming it, so that a config's header
@@ -40,6 +45,8 @@ from .build import ConfigChoice, build_config
 BASE_COMPONENTS = ("sampled_spancat", "token_ner", "two_task_ner")
 BASE_ENCODERS = ("cnn", "vectors", "features")
 TOK2VEC = "tok2vec"
+BEFORE_TO_DISK = "training.before_to_disk"
+ATOMIC_SAVE = {"@callbacks": "spacy-imbalance.atomic_save.v1"}
 
 # the settings --base writes from the base pipeline, and why a --set cannot change them
 DERIVED: Dict[str, str] = {
@@ -155,6 +162,8 @@ def build_on_base(choice: ConfigChoice, base: BasePipeline, *, listen: bool = Fa
     # the checkpoint is chosen on ours alone: the base's scores (on a corpus without its annotation) count nothing
     training["score_weights"] = {**{key: None for key in base.score_keys}, **own["training"]["score_weights"]}
     config["initialize"]["before_init"] = {"@callbacks": "spacy.copy_from_base_model.v1", "tokenizer": base.name, "vocab": base.name}
+    if BEFORE_TO_DISK not in choice.overrides:
+        training["before_to_disk"] = dict(ATOMIC_SAVE)
     if base.has_vectors:
         # the copied vocab holds the base's vectors; reading them again from paths.vectors would replace them
         config["paths"]["vectors"] = None

@@ -125,3 +125,16 @@ def test_a_folder_base_is_sourced_by_its_absolute_path(base, tmp_path, monkeypat
     validate_config(config)
     # a package name stays a name
     assert base.name == BASE
+
+
+def test_the_checkpoints_are_saved_atomically_unless_a_set_names_another_callback(base):
+    """Issue 43: a SIGTERM during a save of a --listen config's training left
+    model-last unloadable; --base configs save through atomic_save.v1."""
+    config = _build(base, {}, listen=True)
+    assert config["training"]["before_to_disk"] == {"@callbacks": "spacy-imbalance.atomic_save.v1"}
+    validate_config(config)
+    assert "[training.before_to_disk]\n@callbacks = \"spacy-imbalance.atomic_save.v1\"" in config.to_str()
+    # a --set of the callback holds (tuned_thresholds.v1 saves atomically itself), and so does null
+    tuned = {"@callbacks": "spacy-imbalance.tuned_thresholds.v1", "path": "dev.spacy"}
+    assert _build(base, {"training.before_to_disk": tuned})["training"]["before_to_disk"] == tuned
+    assert _build(base, {"training.before_to_disk": None})["training"]["before_to_disk"] is None

@@ -12,7 +12,8 @@ the saved pipeline decides with them. The model being trained keeps its own
 decision rule, so the checkpoint is still chosen on untuned dev scores: a
 search on the same dev set at every evaluation would otherwise choose the
 checkpoint whose thresholds fit dev best. The cost is one more prediction
-pass over dev per save.
+pass over dev per save. A config has one ``before_to_disk``, so each save is
+also atomic, as with ``spacy-imbalance.atomic_save.v1`` (``training.saving``).
 """
 import logging
 from pathlib import Path
@@ -24,6 +25,7 @@ from spacy.util import registry
 
 from ...corpus.docs_io import load_docs
 from ...pipeline.sampled_spancat import SampledSpanCategorizer
+from ...training.saving import save_atomically
 from .grid import default_grid
 from .tuning import DEFAULT_MIN_GAIN, tune_span_thresholds
 
@@ -75,6 +77,6 @@ def create_tuned_thresholds_v1(
                 "%s: saved with thresholds %s (dev macro-F1 %.1f, %.1f with its own)",
                 name, tuned or "none (argmax)", 100 * search.best_macro_f, 100 * search.current_macro_f,
             )
-        return nlp
+        return save_atomically(nlp)
 
     return before_to_disk
