@@ -4,6 +4,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import mean, stdev
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..audit.folds import untrained_reason
 from ..scorers.bootstrap import paired_bootstrap_runs
 from ..scorers.counts import MatchCounts
 from .candidates import BUILTINS, Candidate
@@ -70,8 +71,8 @@ def rank(candidates: Sequence[Candidate], reports: Dict[str, List[Dict[str, Any]
     if len(untrained) == len(candidates):
         raise ValueError(
             "No trial trained past its first update, so nothing is recommended: spaCy evaluates after the first "
-            "update (step 0) and then every [training] eval_frequency steps, and each trial's best (or only) dev "
-            f"evaluation was that of step 0 ({'; '.join(f'{name}: {why}' for name, why in untrained)}). "
+            "update (step 0) and then every [training] eval_frequency steps, and no trial's dev score rose above "
+            f"that of step 0 ({'; '.join(f'{name}: {why}' for name, why in untrained)}). "
             "Give a larger --budget or --max-steps"
         )
     left_out = {name for name, _ in untrained}
@@ -118,7 +119,23 @@ def rank(candidates: Sequence[Candidate], reports: Dict[str, List[Dict[str, Any]
             f"an interval that includes 0: no method is better than `{baseline.name}` here, and "
             f"`{baseline.name}` is as sound a choice. More seeds or a larger --budget would separate them."
         )
+    verdict += _builtins_left_out(untrained)
     return Advice(ranking=ranked, baseline=baseline.name, recommended=top.name, verdict=verdict, seeds=list(seeds), untrained=untrained)
+
+
+def _builtins_left_out(untrained: Sequence[Tuple[str, str]]) -> str:
+    """What the verdict adds when a built-in did not train: the baseline is
+    then the built-in that did, not the better of the two, and nothing is
+    said against the one that did not (issue 44: `ner` at 0.0 at every
+    evaluation was the baseline a method was "better than")."""
+    left = [(name, why) for name, why in untrained if name in BUILTINS]
+    if not left:
+        return ""
+    named = "; ".join(f"`{name}`: {why}" for name, why in left)
+    return (
+        f" spaCy's {' and '.join(f'`{name}`' for name, _ in left)} did not train past its first update ({named}), "
+        "so it is not compared: a larger --budget or --max-steps would compare it too."
+    )
 
 
 def _counts(reports: List[Dict[str, Any]]) -> List[MatchCounts]:
@@ -152,25 +169,23 @@ def checkpoint_step(report: Dict[str, Any]) -> Optional[int]:
 
 
 def trained(report: Dict[str, Any]) -> bool:
-    """Whether a trial's scored model trained past its first update: its
-    best checkpoint is after step 0. spaCy evaluates after the first update
-    (step 0), so a trial stopped before its second evaluation (a short
-    --budget or --max-steps), or whose later evaluations were all worse, is
-    scored as an all but untrained model."""
-    step = checkpoint_step(report)
-    return step is not None and step > 0
+    """Whether a trial's scored model trained past its first update: a dev
+    evaluation after step 0 scored above step 0's (``audit.folds.untrained_reason``,
+    the audit's rule for its folds too). spaCy evaluates after the first
+    update (step 0) and keeps as model-best the last evaluation with the
+    best score, so a trial stopped before its second evaluation (a short
+    --budget or --max-steps), whose later evaluations were all worse, or
+    that stayed at step 0's score (0.0 at every evaluation) is scored as an
+    all but untrained model. Built-ins too: an untrained baseline is no
+    baseline to beat."""
+    return untrained_reason(report.get("dev_curve") or []) is None
 
 
 def _untrained_reason(reports: List[Dict[str, Any]]) -> str:
     """Why a candidate's trials are untrained, the first such seed's."""
     report = next(r for r in reports if not trained(r))
-    curve = report.get("dev_curve") or []
     done = f"{steps_trained(report)} steps in {minutes_trained(report):.1f} minutes"
-    if not curve:
-        return f"no dev evaluation ({done})"
-    if all(step == 0 for step, _ in curve):
-        return f"no dev evaluation after step 0 ({done})"
-    return f"its best dev score was that of step 0, after one update ({done})"
+    return f"{untrained_reason(report.get('dev_curve') or [])} ({done})"
 
 
 def _points(delta: Optional[Dict[str, float]]) -> str:

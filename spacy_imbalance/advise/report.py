@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import srsly
 
+from .candidates import BUILTINS
 from .ranking import Advice, Ranked
 
 
@@ -30,7 +31,7 @@ def markdown(
         f"updates){_step_limit(settings)} ran out; \"trained\" gives the steps and the minutes of the training run "
         "(loading included) that each trial's own report records, the range over the seeds. Each is evaluated on "
         f"the dev set that also picked its best checkpoint. Δ: paired bootstrap against `{advice.baseline}`, "
-        "spaCy's better built-in here (mean difference over the seeds, 95 % interval over 1,000 resamples of the "
+        f"{_baseline_is(advice)} (mean difference over the seeds, 95 % interval over 1,000 resamples of the "
         "dev sentences).",
         "",
         "| method | dev macro-F1 | Δ vs " + f"`{advice.baseline}` | trained | why it was tried |",
@@ -50,6 +51,15 @@ def markdown(
         "run high. Confirm the winner on a test set with `spacy-imbalance evaluate`.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _baseline_is(advice: Advice) -> str:
+    """What the baseline is: the better of spaCy's built-ins, or the only
+    one that trained (the other is no baseline: ``ranking.trained``)."""
+    left = [name for name, _ in advice.untrained if name in BUILTINS]
+    if left:
+        return f"the only built-in of spaCy that trained (`{'`, `'.join(left)}` did not train past its first update)"
+    return "spaCy's better built-in here"
 
 
 def _row(r: Ranked, baseline: str) -> str:

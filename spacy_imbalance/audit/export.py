@@ -27,7 +27,7 @@ from ..corpus.docs_io import write_docbin
 from ..review.page import review_page
 from ..review.payload import review_data
 from .estimate import TOTAL, Calibration
-from .run import AuditResult, Suspect
+from .run import AuditResult, Suspect, headline
 
 SPANS_KEY = "suspected_missing"
 FILES = {
@@ -105,13 +105,15 @@ def review_html(docs: Sequence[Doc], result: AuditResult, limit: int = 300) -> s
     of the ``limit`` documents with the most probable suspects."""
     grouped = sorted(by_doc(result.suspects).items(), key=lambda item: -max(s.probability for s in item[1]))
     rate = result.miss_rate
-    total = rate.row(TOTAL)
+    # the command's own line (suspects and estimate in agreement, issue 43 L13), and the note that
+    # qualifies an estimate from folds that learned little first among the notes (issue 44)
+    line = headline(len(result.suspects), result.settings.threshold, rate.row(TOTAL), rate.method)
     header = (
-        f"<h1>spacy-imbalance audit</h1><p>{len(result.suspects)} suspected missing entities in "
-        f"{len(grouped)} of {result.info.get('n_docs', '?')} documents (calibrated probability &ge; "
-        f"{result.settings.threshold:g}); estimated miss rate {100 * total['rate']:.1f} % "
-        f"[{100 * total['rate_low']:.1f}, {100 * total['rate_high']:.1f}] ({html.escape(rate.method)} calibration).</p>"
+        f"<h1>spacy-imbalance audit</h1><p>{html.escape(line)}; suspects in {len(grouped)} of "
+        f"{result.info.get('n_docs', '?')} documents.</p>"
     )
+    if result.info.get("learned_little") and rate.notes:
+        header += f"<p><strong>{html.escape(rate.notes[0])}</strong></p>"
     data = review_data(docs, result.suspects, result.labels)
     return review_page(data, title="spacy-imbalance audit: review", header=header, static=_static_view(docs, grouped, limit))
 

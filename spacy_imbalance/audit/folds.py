@@ -8,20 +8,25 @@ documents it trained on and which it scores; a finished fold is skipped when
 the audit runs again (resume), and a folder made for another corpus or other
 settings is refused rather than reused.
 """
+import contextlib
 import hashlib
 import json
 import random
 import shutil
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
 from ..corpus.docs_io import write_docbin, write_text_atomic
+from ..sweeps.trial import dev_curve_of
 
 PLAN_FILE = "plan.json"
 FOLD_FILE = "fold.json"
+# a fold's ``spacy train`` console output, whose table gives its dev curve
+TRAIN_LOG = "train.log"
 # the fold of an empty document: it holds no span, so it can hold no missed
 # entity, and a fold given only empty documents to train on cannot even
 # initialise its model (spaCy's E923)
@@ -210,6 +215,7 @@ def finish_fold(folder: Path, plan: FoldPlan, job: FoldJob) -> Path:
     # only model-best scores the fold; model-last would double the disk used
     # (with static vectors each model holds a copy of them)
     shutil.rmtree(job.output / "model-last", ignore_errors=True)
+    log = job.output / TRAIN_LOG
     record = {
         "fold": job.fold,
         "fingerprint": plan.fingerprint,
@@ -218,6 +224,9 @@ def finish_fold(folder: Path, plan: FoldPlan, job: FoldJob) -> Path:
         "trained": plan.trained(job.fold),
         "checkpoint_docs": job.checkpoint_docs,
         "scored": plan.scored(job.fold),
+        # [step, dev score] of each evaluation: whether model-best learned past its first update
+        # (``untrained_reason``); None when no log of its training is there (a trainer that keeps none)
+        "dev_curve": dev_curve_of(log.read_text(encoding="utf8")) if log.is_file() else None,
     }
     write_text_atomic(job.output / FOLD_FILE, json.dumps(record) + "\n")
     return model
@@ -246,7 +255,72 @@ def train_fold(
 
 def spacy_trainer(config: Path, output: Path, overrides: Dict[str, Any], gpu_id: int) -> None:
     """Train with ``spacy train``'s own function (model-best, model-last, the
-    console log)."""
+    console log), its console output also in ``output/train.log`` as on Ray
+    (``finish_fold`` reads the dev curve from it)."""
     from spacy.cli.train import train
 
-    train(config, output, use_gpu=gpu_id, overrides=overrides)
+    output.mkdir(parents=True, exist_ok=True)
+    with (output / TRAIN_LOG).open("w", encoding="utf8") as log, contextlib.redirect_stdout(_Tee(sys.stdout, log)):
+        train(config, output, use_gpu=gpu_id, overrides=overrides)
+
+
+class _Tee:
+    """A stdout that writes to the console and to a log (the console's other
+    attributes, e.g. isatty, are the console's)."""
+
+    def __init__(self, console: IO[str], log: IO[str]) -> None:
+        self._console = console
+        self._log = log
+
+    def write(self, text: str) -> int:
+        self._log.write(text)
+        return self._console.write(text)
+
+    def flush(self) -> None:
+        self._log.flush()
+        self._console.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._console, name)
+
+
+def fold_curve(folder: Path, fold: int) -> Optional[List[List[float]]]:
+    """Fold ``fold``'s dev curve, [step, score] per evaluation: from its
+    record, or from its training log for a fold recorded before records
+    kept it; None when neither says (no log of its training)."""
+    out = fold_dir(folder, fold)
+    try:
+        record = json.loads((out / FOLD_FILE).read_text(encoding="utf8"))
+    except (OSError, ValueError):
+        record = {}
+    if isinstance(record, dict) and "dev_curve" in record:
+        return record["dev_curve"]
+    log = out / TRAIN_LOG
+    return dev_curve_of(log.read_text(encoding="utf8")) if log.is_file() else None
+
+
+def untrained_reason(curve: Sequence[Sequence[float]]) -> Optional[str]:
+    """Why a training run's model-best is an untrained model, or None when
+    it learned past its first update. spaCy evaluates after the first update
+    (step 0) and then every [training] eval_frequency steps, and keeps as
+    model-best the last evaluation with the best score: unless a later
+    evaluation scores *above* step 0's, model-best is no better on dev than
+    the model after one update (whether it is that one, or a later one that
+    never rose above it, e.g. 0.0 at every evaluation). ``curve``: [step,
+    dev score] per evaluation (``sweeps.trial.dev_curve``)."""
+    if not curve:
+        return "no dev evaluation"
+    later = [float(score) for step, score in curve if step > 0]
+    if not later:
+        return "no dev evaluation after step 0"
+    first = next((float(score) for step, score in curve if step == 0), None)
+    if first is None:
+        # a log without step 0's row: whatever it learned, it scored above nothing
+        return None if max(later) > 0 else f"its dev score was 0.00 at every evaluation, up to step {int(curve[-1][0])}"
+    if max(later) > first:
+        return None
+    if max(later) < first:
+        return "its best dev score was that of step 0, after one update"
+    if min(later) == first:
+        return f"its dev score stayed at {first:.2f} from step 0 to step {int(curve[-1][0])}"
+    return f"no dev evaluation after step 0 (up to step {int(curve[-1][0])}) scored above its {first:.2f}"

@@ -3,9 +3,9 @@
 
 Each fold trains in a task of its own, a ``spacy train`` process with one
 thread (so N workers use N cores), its console output in the fold's
-``train.log``. The folds' corpora are written, and their records kept,
-exactly as in the sequential run, so an audit resumes per fold whichever way
-it ran before, and gives the same folds.
+``train.log`` (whose dev curve ``finish_fold`` records). The folds' corpora
+are written, and their records kept, exactly as in the sequential run, so an
+audit resumes per fold whichever way it ran before, and gives the same folds.
 """
 import json
 import os
@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 from wasabi import msg
 
-from .folds import FoldJob
+from .folds import TRAIN_LOG, FoldJob
 
 THREADS = {key: "1" for key in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
 
@@ -52,14 +52,14 @@ def train_on_ray(config: Path, jobs: List[FoldJob], *, workers: int, address: Op
     while queue or pending:
         while queue and len(pending) < workers:
             job = queue.pop(0)
-            msg.text(f"Fold {job.fold + 1}: training on Ray (log: {job.output / 'train.log'})")
-            pending[task.remote(train_command(config, job, device), str(job.output / "train.log"))] = job
+            msg.text(f"Fold {job.fold + 1}: training on Ray (log: {job.output / TRAIN_LOG})")
+            pending[task.remote(train_command(config, job, device), str(job.output / TRAIN_LOG))] = job
         ready, _ = ray.wait(list(pending), num_returns=1)
         job = pending.pop(ready[0])
         done += 1
         exit_code = ray.get(ready[0])
         if exit_code != 0:
-            failed.append(f"fold {job.fold + 1} ({job.output / 'train.log'})")
+            failed.append(f"fold {job.fold + 1} ({job.output / TRAIN_LOG})")
         msg.text(f"Fold {job.fold + 1}: {'failed' if exit_code else 'trained'} ({done}/{len(jobs)})")
     if failed:
         raise RuntimeError(f"training failed on Ray for {', '.join(failed)}")

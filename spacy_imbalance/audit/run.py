@@ -19,8 +19,8 @@ from ..init_config import config_fingerprint
 from ..sweeps import ray_available, use_ray
 from .estimate import Calibration, FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
 from .folds import (
-    FoldPlan, Trainer, corpus_fingerprint, finish_fold, fingerprint, fold_dir, fold_done, prepare_fold, prepare_plan,
-    spacy_trainer, train_fold,
+    TRAIN_LOG, FoldPlan, Trainer, corpus_fingerprint, finish_fold, fingerprint, fold_curve, fold_dir, fold_done, prepare_fold,
+    prepare_plan, spacy_trainer, train_fold, untrained_reason,
 )
 from .suspects import DEFAULT_FLOOR, Decoded, boundary_matches, check_component, decode, span_probabilities
 
@@ -234,6 +234,8 @@ def run_audit(
     for fold in pending:
         msg.divider(f"Fold {fold + 1}/{plan.k}: training on {len(plan.trained(fold))} documents, scoring {len(plan.scored(fold))}")
         train_fold(folder, plan, fold, train_docs, dev_docs, config=config, overrides=overrides, gpu_id=gpu_id, trainer=trainer)
+    curves = [fold_curve(folder, fold) for fold in range(plan.k)]
+    check_folds_learned(curves, folder, _training_settings(Path(config), overrides))
     method = Calibration.given(dev_docs)
     folds: List[FoldSpans] = []
     decoded: Dict[int, Decoded] = {}
@@ -255,6 +257,11 @@ def run_audit(
         n_resamples=settings.n_resamples,
         seed=settings.seed,
     )
+    dev_scores = [max(score for _, score in curve) if curve else None for curve in curves]
+    weak = learned_little(dev_scores)
+    if weak is not None:
+        # first: it qualifies every number after it
+        estimate.notes.insert(0, weak)
     maps = fit_maps(folds)
     probabilities = _probabilities(plan, folds, maps, decoded, method)
     suspects = _suspects(plan, decoded, probabilities, labels, settings.threshold)
@@ -269,7 +276,118 @@ def run_audit(
         calibration=[(f.calibration_scores, f.calibration_outcomes) for f in folds],
         settings=settings,
         info={"n_docs": len(train_docs), "n_dev_docs": 0 if dev_docs is None else len(dev_docs), "n_empty_docs": len(empty),
-              "decoded": decoded, "corpus_fingerprint": corpus_fingerprint(train_docs)},
+              "decoded": decoded, "corpus_fingerprint": corpus_fingerprint(train_docs),
+              # each fold's best dev score (None: not recorded), and whether they are too low to trust the estimate
+              "fold_dev_scores": dev_scores, "learned_little": weak is not None},
+    )
+
+
+# the folds' mean best dev score (0-1) below which the estimate says that they learned little
+WEAK_DEV_SCORE = 0.1
+
+Curve = Sequence[Sequence[float]]
+
+
+def check_folds_learned(curves: Sequence[Optional[Curve]], folder: Path, training: Dict[str, Any]) -> None:
+    """A ValueError, before any fold scores, when a fold's model-best is no
+    better on dev than its model after one update (``untrained_reason``):
+    its scores are an untrained model's, and an estimate from them says
+    nothing of the corpus (issue 44: every fold's best was step 0, and the
+    audit printed a miss rate of 96 % where 40 % were missing). The message
+    names the folds, why, and which [training] setting to raise
+    (``training``: the config's block with the overrides). A fold without a
+    recorded curve is a warning: nothing says whether it learned."""
+    unknown = [fold for fold, curve in enumerate(curves) if not curve]
+    if unknown:
+        msg.warn(
+            f"{_folds(unknown)}: no dev evaluation is recorded (no {TRAIN_LOG} of the training, or a "
+            "[training.logger] that prints no table), so whether the model learned past its first update is not known"
+        )
+    untrained: Dict[str, List[int]] = {}
+    for fold, curve in enumerate(curves):
+        why = untrained_reason(curve) if curve else None
+        if why is not None:
+            untrained.setdefault(why, []).append(fold)
+    if not untrained:
+        return
+    folds = sorted(fold for group in untrained.values() for fold in group)
+    only_step_0 = any(all(step == 0 for step, _ in curves[fold] or []) for fold in folds)
+    stalled = any(any(step > 0 for step, _ in curves[fold] or []) for fold in folds)
+    reasons = "; ".join(f"{_folds(group).lower()}: {why}" for why, group in untrained.items())
+    raise ValueError(
+        f"No miss rate is estimated: in {_folds(folds).lower()} of {len(curves)}, the best checkpoint (model-best) is no "
+        "better on dev than the model after one update (step 0), so the scores are those of an untrained model "
+        f"({reasons}). {_budget_hint(training, only_step_0, stalled)}. Then run the audit again with another "
+        f"--output, or delete {folder} first: its folds were trained with these settings, and an audit with other "
+        "ones refuses that folder"
+    )
+
+
+def _folds(folds: Sequence[int]) -> str:
+    return f"Fold {folds[0] + 1}" if len(folds) == 1 else f"Folds {', '.join(str(f + 1) for f in folds)}"
+
+
+def _budget_hint(training: Dict[str, Any], only_step_0: bool, stalled: bool) -> str:
+    """Which [training] settings let the folds learn past step 0: those
+    that end training before its second evaluation (``only_step_0``), and
+    those that bound a training that evaluated later but never rose
+    (``stalled``)."""
+    every, steps = training.get("eval_frequency"), training.get("max_steps")
+    patience, epochs = training.get("patience"), training.get("max_epochs")
+    hints = []
+    if only_step_0:
+        evaluates = (
+            f"spaCy evaluates a fold's model after its first update (step 0) and then every {every} steps "
+            "([training] eval_frequency)"
+        )
+        if _count(steps) and _count(every) and steps < every:
+            hints.append(
+                f"{evaluates}, and --training.max_steps {steps} ends training before step {every}: raise "
+                f"--training.max_steps well above {every}, or lower --training.eval_frequency below {steps}, so that "
+                "checkpoints after step 0 are evaluated"
+            )
+        else:
+            hints.append(
+                f"{evaluates}, and training ended before step {every} (--training.max_epochs {epochs}, "
+                f"--training.patience {patience}): raise --training.max_epochs (0: no limit) or --training.patience, "
+                "or lower --training.eval_frequency, so that checkpoints after step 0 are evaluated"
+            )
+    if stalled:
+        limit = "0: no limit" if steps == 0 else steps
+        hints.append(
+            f"{'And where' if hints else 'Where'} later evaluations scored no higher than step 0's, train the folds "
+            f"longer: raise --training.max_steps (now {limit}) and --training.patience (now {patience}: training "
+            "stops that many steps after its best evaluation)"
+        )
+    return ". ".join(hints)
+
+
+def _count(value: Any) -> bool:
+    # a positive whole number of the config (an interpolated string is no count)
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _training_settings(config: Path, overrides: Dict[str, Any]) -> Dict[str, Any]:
+    """The config's [training] block with the overrides (check_config read
+    the same file before any fold trained)."""
+    from spacy.util import load_config
+
+    return dict(load_config(config, overrides=overrides, interpolate=False).get("training", {}))
+
+
+def learned_little(dev_scores: Sequence[Optional[float]]) -> Optional[str]:
+    """The note that qualifies an estimate from folds whose best dev scores
+    average below WEAK_DEV_SCORE (None when they do not, or none is
+    recorded): models that weak barely tell entities from other spans."""
+    known = [(fold, score) for fold, score in enumerate(dev_scores) if score is not None]
+    if not known or sum(score for _, score in known) / len(known) >= WEAK_DEV_SCORE:
+        return None
+    scores = ", ".join(f"{score:.2f} (fold {fold + 1})" for fold, score in known)
+    return (
+        f"The fold models learned little: their best dev scores (the score that picked each checkpoint, 0-1) are "
+        f"{scores}, below {WEAK_DEV_SCORE:g} on average. Models this weak barely tell entities from other spans, so "
+        "this estimate is rough and may be far off: train the folds longer (--training.max_steps) or on a stronger "
+        "encoder (--vectors, --features) before relying on it."
     )
 
 

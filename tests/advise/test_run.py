@@ -6,7 +6,6 @@ import re
 import pytest
 from spacy.tokens import Span
 import srsly
-from spacy.util import load_config
 from typer.testing import CliRunner
 
 from spacy_imbalance.advise import AdviseSettings, Candidate
@@ -128,7 +127,10 @@ def test_a_trial_is_reused_only_with_its_key_and_a_readable_report(tmp_path):
 
 
 @pytest.mark.slow
-def test_advise_ranks_recommends_writes_and_resumes(tmp_path):
+def test_advise_trains_real_trials_and_resumes_and_recommends_none_that_did_not_learn(tmp_path):
+    # 4 steps teach no method to find an entity of this corpus: every built-in stays at its step-0 dev score
+    # (0.0), and until issue 44 one of them was still recommended, or beaten. Ranking and writing the advice
+    # are tested on fake trials (test_untrained.py, tests/cli/test_bad_input_advise_audit.py)
     docs, _ = conll_to_docs(default_corpus_path())
     write_docbin(docs[:150], tmp_path / "train.spacy")
     write_docbin(docs[150:200], tmp_path / "dev.spacy")
@@ -136,31 +138,22 @@ def test_advise_ranks_recommends_writes_and_resumes(tmp_path):
     out = tmp_path / "advice"
     args = ["advise", str(tmp_path / "train.spacy"), str(tmp_path / "dev.spacy"), "-o", str(out), "--budget", "1", "--max-steps", "4"]
     result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
     text = " ".join(ANSI.sub("", result.output).split())
+    assert result.exit_code == 1, text
     assert "[8/8]" in text
-    advice = srsly.read_json(out / "advice.json")
-    # with how long it trained, from the trials' reports
-    assert f"Recommended: {advice['recommended']} (trained 4 steps, " in text
     # 150 sentences: the small-corpus loss is tried
-    # (4 steps: a method whose dev score fell after its first update is scored
-    # as that model, and is named as untrained instead of ranked)
-    ranked = {r["name"] for r in advice["ranking"]}
-    untrained = {name for name, _ in advice["untrained"]}
-    assert ranked | untrained == {"ner", "spancat_singlelabel", "sampled_spancat_uniform", "token_ner_wce2"}
-    assert not ranked & untrained and all(f"{name} is not ranked" in text for name in untrained)
-    assert advice["recommended"] in ranked
-    # every trial evaluated at its last step (--max-steps 4 < eval_frequency 200), and says so
-    assert all(r["steps"] == [4, 4] and len(r["minutes"]) == 2 for r in advice["ranking"])
-    assert load_config(out / "recommended.cfg")["training"]["before_update"] is None
-    assert (out / "advice.md").read_text(encoding="utf8").startswith("# Which method for this corpus")
-    assert (out / "advice.png").stat().st_size > 0
+    assert "nothing is recommended" in text and "ner: its dev score stayed at 0.00 from step 0 to step 4" in text
+    assert "token_ner_wce2" in text and "Recommended" not in text
+    assert not (out / "advice.md").exists() and not (out / "recommended.cfg").exists()
+    # every trial evaluated at its last step (--max-steps 4 < eval_frequency 200): its curve from its real log
+    reports = sorted((out / "trials").glob("*.json"))
+    assert len(reports) == 8 and all([step for step, _ in srsly.read_json(p)["dev_curve"]] == [0, 4] for p in reports)
     # the inputs are read, never written
     assert inputs == {name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in inputs}
-    # a second run reuses every trial
-    stamps = {p: p.stat().st_mtime for p in (out / "trials").glob("*.json")}
+    # a second run reuses every trial, and says the same
+    stamps = {p: p.stat().st_mtime for p in reports}
     again = CliRunner().invoke(app, args)
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == 1 and "nothing is recommended" in " ".join(ANSI.sub("", again.output).split())
     assert "[1/" not in ANSI.sub("", again.output)
     assert {p: p.stat().st_mtime for p in (out / "trials").glob("*.json")} == stamps
 

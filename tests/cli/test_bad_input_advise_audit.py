@@ -180,10 +180,12 @@ def test_audit_refuses_an_output_folder_that_cannot_be_one_before_any_work(tmp_p
     assert fifo.is_fifo() and afile.read_text(encoding="utf8") == "mine"
 
 
-def test_audit_leaves_empty_documents_out_of_the_folds(tmp_path, entity_docs, capsys):
+def test_audit_leaves_empty_documents_out_of_the_folds(tmp_path, entity_docs, capsys, monkeypatch):
     # issue 31 M10: the empty texts were one document of the folds; with
     # --seed 5 the fold scoring both sentences trained on them alone and
     # spaCy stopped with E923
+    # a few steps learn nothing: the plumbing, not the refusal (tests/audit/test_untrained.py)
+    monkeypatch.setattr("spacy_imbalance.audit.run.check_folds_learned", lambda *args, **kwargs: None)
     import spacy
 
     nlp = spacy.blank("en")

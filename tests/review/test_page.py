@@ -76,7 +76,25 @@ def test_every_suspect_is_reviewable_beyond_the_static_limit(small_corpus):
     assert page.count("document 0 (fold 0)") == 1 and "document 1 (fold 1)" not in page
     assert "the 1 most probable of 3" in page
     # the summary header stays above the reviewer
-    assert page.index("7 suspected missing entities in 3 of 3 documents") < page.index('id="review-card"')
+    assert page.index("7 suspected missing entities (") < page.index("suspects in 3 of 3 documents") < page.index('id="review-card"')
+
+
+def test_the_header_says_what_the_command_says_and_that_the_folds_learned_little(small_corpus):
+    """The page repeats the audit's own line, and an estimate from weak
+    folds carries its note (escaped, as every string of the page)."""
+    from dataclasses import replace
+
+    from spacy_imbalance.audit.estimate import TOTAL
+    from spacy_imbalance.audit.run import headline
+
+    docs, result = small_corpus
+    rate = result.miss_rate
+    line = headline(len(result.suspects), result.settings.threshold, rate.row(TOTAL), rate.method)
+    page = review_html(docs, result)
+    assert html.escape(line) in page and "learned little" not in page
+    weak = replace(result, info={**result.info, "learned_little": True}, miss_rate=replace(rate, notes=["The fold models learned little: <b>0.01</b>", *rate.notes]))
+    page = review_html(docs, weak)
+    assert "<p><strong>The fold models learned little: &lt;b&gt;0.01&lt;/b&gt;</strong></p>" in page
 
 
 def test_an_audit_without_suspects_has_a_page(small_corpus):
