@@ -9,13 +9,52 @@ import typer
 from thinc.api import require_gpu
 from wasabi import msg
 
+# Rich draws --help and reads a bracket that opens with a lower-case letter as a
+# style tag, which it drops: a help text writes \\[ for a literal [, as in
+# pip install 'spacy-imbalance\\[minilm]' (tests/cli/test_help.py checks them all)
 app = typer.Typer(
     name="spacy-imbalance",
-    help="Corpus conversion, imbalance statistics and macro-F1 evaluation for spaCy NER.",
+    help=(
+        "Imbalanced and partly annotated data for spaCy NER: corpus tools, training configs, scores with "
+        "intervals, and a hunt for the entities annotators missed.\n\n"
+        "Corpora: convert, default-corpus, stats; resample, undersample, augment, subsample (rebalanced or "
+        "smaller sets); mask (synthetic missing entities).\n"
+        "Training, with python -m spacy train: init-config (a config with the imbalance methods), "
+        "advise (which method fits a corpus), tune-thresholds (alias calibrate).\n"
+        "Scores: evaluate (macro-F1 with bootstrap intervals), compare (paired bootstrap), summarize (over seeds).\n"
+        "Missing annotations: audit, review, apply-review; missampling (how often samplers draw them as negatives)."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+# the extra that installs matplotlib, for every command that draws a plot
+PLOTS_EXTRA = "pip install 'spacy-imbalance[plots]'"
+def has_matplotlib() -> bool:
+    """Whether matplotlib imports (an import, not a look-up: a broken
+    install is as good as none)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def warn_without_matplotlib(command: str, plots: str) -> None:
+    """Say before the work of ``command`` that it leaves out ``plots`` (the
+    files it draws beside its reports unasked) when matplotlib is missing:
+    an audit that runs for an hour should not end with them silently gone."""
+    if not has_matplotlib():
+        msg.warn(f"{command} leaves out {plots}: they are drawn with matplotlib, which is not installed ({PLOTS_EXTRA})")
+
+
+def require_matplotlib(what: str) -> None:
+    """Exit before any work when ``what`` (e.g. "--plot draws the chart"),
+    asked for by an option, needs matplotlib and it is not installed: the
+    plots come after the work, which would be lost to a traceback."""
+    if not has_matplotlib():
+        fail(f"{what} with matplotlib, which is not installed: {PLOTS_EXTRA}")
 
 
 def alias(name: str, command: str, function: Callable[..., None]) -> None:

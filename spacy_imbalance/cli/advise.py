@@ -18,7 +18,7 @@ from ..corpus.docs_io import load_docs
 from ..corpus.stats import corpus_stats
 from ..init_config.options import ENCODERS
 from ..sweeps import TrialFailed, use_ray
-from ._app import _same_file, app, check_outputs_are_not_inputs, fail
+from ._app import _same_file, app, check_outputs_are_not_inputs, fail, warn_without_matplotlib
 from .checks import bounded, check_output_folder
 
 
@@ -39,6 +39,7 @@ def advise_cli(
     max_steps: int = typer.Option(20000, "--max-steps", help="The most steps of a trial (the time budget ends it first)"),
 ) -> None:
     """Train the methods that fit TRAIN for a short budget, rank them on DEV against spaCy's best built-in, and recommend one."""
+    warn_without_matplotlib("advise", "advice.png")
     # every number before anything is written: inf or nan would reach the
     # trials' configs, and each trial would fail in its own log
     bounded(budget, "--budget", low=0, high=BUDGET_MINUTES_MAX, low_open=True)

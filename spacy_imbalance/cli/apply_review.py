@@ -17,7 +17,7 @@ from .checks import check_docbin_output, check_output_file, check_spans_key
 def apply_review_cli(
     corpus: Path = typer.Argument(..., metavar="CORPUS", help="The reviewed corpus: a .spacy file or a CoNLL file"),
     decision_paths: List[Path] = typer.Argument(
-        ..., metavar="DECISIONS...",
+        ..., metavar="DECISIONS",
         help=(
             "Reviewed decisions: our review page's or Prodigy's (db-out), doccano's or Label Studio's records, as JSON lines or one "
             "JSON document (a list, or one object); the format is told by the records' keys. UTF-8, or UTF-16 with a byte order mark. "

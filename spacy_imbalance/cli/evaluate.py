@@ -76,14 +76,14 @@ def print_report(report: Dict[str, Any], title: str) -> None:
 
 @app.command("evaluate")
 def evaluate_cli(
-    model: str = typer.Argument(..., help="Pipeline folder or package name"),
-    data_path: Path = typer.Argument(..., help="Gold test data: .spacy or CoNLL"),
+    model: str = typer.Argument(..., metavar="MODEL", help="Pipeline folder or package name"),
+    data_path: Path = typer.Argument(..., metavar="DATA", help="Gold test data: .spacy or CoNLL"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report as JSON, e.g. metrics/ner.json"),
     name: Optional[str] = typer.Option(None, "--name", help="Name of the system in reports (default: MODEL); runs with the same name are averaged by `summarize`"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Score doc.spans[KEY] (default: doc.ents, or the spancat key)"),
     n_resamples: int = typer.Option(1000, "--n-bootstrap", help="Bootstrap resamples of the test sentences"),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
-    batch_size: int = typer.Option(128, "--batch-size"),
+    batch_size: int = typer.Option(128, "--batch-size", help="Sentences per batch of the pipeline's predictions"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
@@ -119,14 +119,14 @@ def evaluate_model(
 
 @app.command("compare")
 def compare_cli(
-    data_path: Path = typer.Argument(..., help="Gold test data: .spacy or CoNLL"),
-    models: List[str] = typer.Argument(..., help="Two or more pipelines; the first is the baseline"),
+    data_path: Path = typer.Argument(..., metavar="DATA", help="Gold test data: .spacy or CoNLL"),
+    models: List[str] = typer.Argument(..., metavar="MODELS", help="Two or more pipelines (folders or package names); the first is the baseline"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the comparison as JSON"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Score doc.spans[KEY] for every pipeline"),
-    n_resamples: int = typer.Option(1000, "--n-bootstrap"),
-    seed: int = typer.Option(0, "--seed"),
-    batch_size: int = typer.Option(128, "--batch-size"),
-    gpu_id: int = typer.Option(-1, "--gpu-id"),
+    n_resamples: int = typer.Option(1000, "--n-bootstrap", help="Paired bootstrap resamples of the test sentences"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
+    batch_size: int = typer.Option(128, "--batch-size", help="Sentences per batch of the pipelines' predictions"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
 ) -> None:
     """Paired bootstrap: how much each pipeline beats the first, with intervals."""
     if len(models) < 2:

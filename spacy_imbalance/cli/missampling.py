@@ -24,7 +24,7 @@ from ..corpus.docs_io import load_docs
 from ..corpus.gold_checks import check_no_empty_spans
 from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
-from ._app import app, fail, use_gpu
+from ._app import app, fail, require_matplotlib, use_gpu
 from .checks import bounded, check_output_file, check_spans_key, load_pipeline_or_fail
 
 # uniform_fixed: uniform_negatives.v2's one draw per sentence kept every epoch
@@ -38,7 +38,7 @@ MAX_SEEDS = 1000
 
 @app.command("missampling")
 def missampling_cli(
-    data_path: Path = typer.Argument(..., help="Well-annotated training data (.spacy or CoNLL); it is masked here"),
+    data_path: Path = typer.Argument(..., metavar="DATA", help="Well-annotated training data (.spacy or CoNLL); it is masked here"),
     model: Optional[str] = typer.Option(None, "--model", help="Trained pipeline with a sampled_spancat component; needed by the weighted and top samplers"),
     samplers: List[str] = typer.Option(["uniform"], "--sampler", help="all, uniform, uniform_fixed (one draw per sentence all run), weighted or top; repeat to compare"),
     p_values: List[float] = typer.Option(DEFAULT_P, "--p", help="Masking probabilities; repeat (default 0.1 ... 0.9)"),
@@ -71,6 +71,8 @@ def missampling_cli(
         fail(f"unknown --sampler {', '.join(unknown)}; choose from {', '.join(SAMPLERS)}")
     check_output_file(output, "--output", inputs=[data_path])
     check_output_file(plot, "--plot", inputs=[data_path])
+    if plot is not None:
+        require_matplotlib("--plot draws the rates")
     use_gpu(gpu_id)
     try:
         built = {name: _sampler(name, rate=rate, mu=mu, temperature=temperature, ratio=ratio) for name in samplers}

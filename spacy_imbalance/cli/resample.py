@@ -12,8 +12,8 @@ from .transform import transform_file
 
 @app.command("resample")
 def resample_cli(
-    input_path: Path = typer.Argument(..., help="A .spacy or CoNLL training file"),
-    output: Path = typer.Argument(..., help="The .spacy file to write"),
+    input_path: Path = typer.Argument(..., metavar="INPUT", help="A .spacy or CoNLL training file"),
+    output: Path = typer.Argument(..., metavar="OUTPUT", help="The .spacy file to write"),
     method: str = typer.Option("sCR", "--method", "-m", help=f"One of {', '.join(METHODS)}"),
     count: str = typer.Option("tokens", "--count", help="What c(t, s) counts: tokens (the paper) or mentions"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),

@@ -59,7 +59,7 @@ def span_warnings(docs: Sequence[Doc], spans_key: Optional[str], path: Path) -> 
 
 @app.command("stats")
 def stats_cli(
-    path: Path = typer.Argument(..., help="A .spacy file or a CoNLL file"),
+    path: Path = typer.Argument(..., metavar="INPUT", help="A .spacy file or a CoNLL file"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Count doc.spans[KEY] instead of doc.ents"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables"),
 ) -> None:

@@ -10,7 +10,7 @@ from wasabi import msg
 from ..corpus.docs_io import write_text_atomic
 from ..scorers.evaluation import load_report
 from ..scorers.pooling import pooling_problem
-from ._app import app, check_outputs_are_not_inputs, fail
+from ._app import app, check_outputs_are_not_inputs, fail, require_matplotlib
 from .checks import check_output_file
 
 
@@ -101,10 +101,10 @@ def plot_per_type(summary: Dict[str, Dict[str, Any]], path: Path, title: str) ->
 
 @app.command("summarize")
 def summarize_cli(
-    paths: List[Path] = typer.Argument(..., help="Metrics files written by `evaluate --output`"),
+    paths: List[Path] = typer.Argument(..., metavar="METRICS", help="Metrics files written by `evaluate --output`"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write a Markdown table here (and .json beside it)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Save a per-type F1 bar chart (needs matplotlib)"),
-    title: str = typer.Option("Per-type F1", "--title"),
+    title: str = typer.Option("Per-type F1", "--title", help="The title of the --plot chart"),
 ) -> None:
     """Mean ± std of macro/micro scores over runs (seeds) with the same name."""
     # the .json beside --output too: `summarize a.json -o a.md` would replace a.json
@@ -113,6 +113,8 @@ def summarize_cli(
     check_output_file(output, "--output")
     check_output_file(summary_json, "the .json beside --output")
     check_output_file(plot, "--plot")
+    if plot is not None:
+        require_matplotlib("--plot draws the per-type F1 chart")
     try:
         runs = [(p, load_report(p)) for p in sorted(paths)]
         problem = pooling_problem(runs)

@@ -27,7 +27,7 @@ from ..spans.thresholds.tuning import (
     search_thresholds as search_span_thresholds,
     set_span_thresholds,
 )
-from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, use_gpu
+from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, require_matplotlib, use_gpu
 from .checks import check_output_file, check_output_folder
 
 # the components whose thresholds the command tunes, by factory
@@ -36,15 +36,15 @@ TUNED = {SampledSpanCategorizer.factory: SampledSpanCategorizer, TwoTaskNER.fact
 
 @app.command("tune-thresholds")
 def tune_thresholds_cli(
-    model: Path = typer.Argument(..., help="Pipeline folder with a sampled_spancat or two_task_ner component"),
-    data_path: Path = typer.Argument(..., help="Dev data with gold entities: .spacy or CoNLL (never the test split)"),
+    model: Path = typer.Argument(..., metavar="MODEL", help="Pipeline folder with a sampled_spancat or two_task_ner component"),
+    data_path: Path = typer.Argument(..., metavar="DEV", help="Dev data with gold entities: .spacy or CoNLL (never the test split)"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Where to save the tuned pipeline; MODEL is left as it is"),
     in_place: bool = typer.Option(False, "--in-place", help="Save the tuned thresholds into MODEL itself (instead of --output)"),
     component: Optional[str] = typer.Option(None, "--component", help="Name of the sampled_spancat or two_task_ner component (default: the pipeline's only one)"),
     step: float = typer.Option(0.05, "--step", help=f"Grid step of the thresholds, in [{MIN_STEP}, {MAX_STEP}] (0.05: 0.05, 0.10, ..., 0.95)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="two_task_ner: save a heatmap of macro-F1 over the grid (needs matplotlib)"),
     report: Optional[Path] = typer.Option(None, "--report", help="sampled_spancat: folder for calibration.json, calibration.md and reliability.png (needs matplotlib)"),
-    batch_size: int = typer.Option(128, "--batch-size"),
+    batch_size: int = typer.Option(128, "--batch-size", help="Sentences per batch of the pipeline's predictions"),
     shared: Optional[bool] = typer.Option(None, "--shared/--no-shared", help="sampled_spancat: start from the best threshold shared by all labels (default: --shared)"),
     min_gain: Optional[float] = typer.Option(None, "--min-gain", help=f"sampled_spancat: dev macro-F1 points a per-label threshold must add to be kept (0: any gain; default {100 * DEFAULT_MIN_GAIN:g})"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
@@ -75,7 +75,7 @@ def tune_thresholds_cli(
     if min_gain is not None and not 0.0 <= min_gain < 100.0:
         fail(f"--min-gain must be in [0, 100) (points of dev macro-F1), got {min_gain}")
     if plot is not None or report is not None:
-        _require_matplotlib("--plot draws the heatmap" if plot is not None else "--report draws reliability.png")
+        require_matplotlib("--plot draws the heatmap" if plot is not None else "--report draws reliability.png")
     try:
         grid = default_grid(step, setting="--step")
     except ValueError as err:
@@ -169,14 +169,6 @@ def _save(nlp: Language, model: Path, output: Optional[Path], improves: bool, ke
         msg.info(f"Saved an unchanged copy of {model} to {output}")
     else:
         msg.info(f"{model} is left unchanged")
-
-
-def _require_matplotlib(what: str) -> None:
-    # checked before anything is written: the plots come after the pipeline
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        fail(f"{what} with matplotlib, which is not installed: pip install 'spacy-imbalance[plots]'")
 
 
 def _print_span_table(search: SpanThresholdSearch) -> None:

@@ -12,8 +12,8 @@ from .transform import transform_file
 
 @app.command("undersample")
 def undersample_cli(
-    input_path: Path = typer.Argument(..., help="A .spacy or CoNLL training file"),
-    output: Path = typer.Argument(..., help="The .spacy file to write"),
+    input_path: Path = typer.Argument(..., metavar="INPUT", help="A .spacy or CoNLL training file"),
+    output: Path = typer.Argument(..., metavar="OUTPUT", help="The .spacy file to write"),
     ratio: float = typer.Option(3.0, "--ratio", "-r", help=f"Kept tokens per entity token, in [1, {MAX_RATIO:g}] (R = 3 in Akkasi et al. 2018)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Gold from doc.spans[KEY] instead of doc.ents"),
 ) -> None:

