@@ -207,3 +207,17 @@ def test_spacy_trainer_keeps_its_console_log_and_the_fold_records_its_dev_curve(
     log = (fold_dir(folder, 0) / TRAIN_LOG).read_text(encoding="utf8")
     # still on the console too
     assert "Saved pipeline to output directory" in log and "Saved pipeline to output directory" in capsys.readouterr().out
+
+
+def test_the_plumbing_switch_lets_an_untrained_model_through_and_nothing_else_does(monkeypatch):
+    """tests/test_project.py runs every study for two steps with
+    SPACY_IMBALANCE_PLUMBING_ONLY=1; unset (or any other value) the rule holds."""
+    from spacy_imbalance.audit.folds import PLUMBING_ONLY, untrained_reason
+
+    flat = [[0, 0.0], [200, 0.0]]
+    monkeypatch.delenv(PLUMBING_ONLY, raising=False)
+    assert untrained_reason(flat) == "its dev score stayed at 0.00 from step 0 to step 200"
+    monkeypatch.setenv(PLUMBING_ONLY, "true")
+    assert untrained_reason(flat) is not None
+    monkeypatch.setenv(PLUMBING_ONLY, "1")
+    assert untrained_reason(flat) is None
