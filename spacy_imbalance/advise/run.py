@@ -8,7 +8,6 @@ advice (advice.md, advice.json, advice.png, recommended.cfg).
 """
 import dataclasses
 import hashlib
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import srsly
 from spacy.tokens import Doc
 
-from ..audit.run import listed
+from ..audit.run import listed, read_audit_file
 from ..corpus.docs_io import copy_ents_to_spans, write_docbin
 from ..corpus.stats import CorpusStats
 from ..init_config import build_config, config_fingerprint, render
@@ -289,14 +288,7 @@ def read_miss_rate(audit: Path) -> Dict[str, Any]:
     path = audit / "summary.json"
     if not path.is_file():
         raise ValueError(f"--audit {audit}: no summary.json there; give the output folder of spacy-imbalance audit")
-    try:
-        # the standard library's reader: srsly reads 0.3 back as 0.30000000000000004
-        summary = json.loads(path.read_text(encoding="utf8"))
-    except ValueError as err:
-        raise ValueError(f"--audit {audit}: {path} is not valid JSON ({err})") from None
-    except OSError as err:
-        # advise turns ValueErrors into its message; an unreadable file is one too
-        raise ValueError(f"--audit {audit}: {path} cannot be read ({err.strerror or err})") from None
+    summary = read_audit_file(path, f"--audit {audit}")
     problem = _audit_summary_problem(summary)
     if problem is not None:
         raise ValueError(f"--audit {audit}: {path} is not the summary of spacy-imbalance audit: {problem}")

@@ -520,6 +520,19 @@ def write_corpus_record(out: Path, result: AuditResult, source: str) -> Path:
     return path
 
 
+def read_audit_file(path: Path, prefix: str) -> Any:
+    """A JSON file the audit wrote, read by the standard library (srsly
+    reads 0.3 back as 0.30000000000000004); a ValueError starting with
+    ``prefix`` when it is no JSON or cannot be read (the commands that read
+    an audit turn ValueErrors into their message)."""
+    try:
+        return json.loads(path.read_text(encoding="utf8"))
+    except ValueError as err:
+        raise ValueError(f"{prefix}: {path} is not valid JSON ({err})") from None
+    except OSError as err:
+        raise ValueError(f"{prefix}: {path} cannot be read ({err.strerror or err})") from None
+
+
 def check_audited_corpus(audit: Path, docs: Sequence[Doc], source: str, option: str = "--audit") -> None:
     """A ValueError naming ``option``, the audit's corpus and ``source`` when
     the audit in folder ``audit`` is not of ``docs``: another corpus, even one
@@ -532,12 +545,7 @@ def check_audited_corpus(audit: Path, docs: Sequence[Doc], source: str, option: 
             f"before they recorded their corpus have none). Re-run spacy-imbalance audit on {source} with --output "
             f"{audit} and the same settings: its trained folds are reused"
         )
-    try:
-        record = json.loads(path.read_text(encoding="utf8"))
-    except ValueError as err:
-        raise ValueError(f"{option} {audit}: {path} is not valid JSON ({err})") from None
-    except OSError as err:
-        raise ValueError(f"{option} {audit}: {path} cannot be read ({err.strerror or err})") from None
+    record = read_audit_file(path, f"{option} {audit}")
     if not isinstance(record, dict) or not isinstance(record.get("fingerprint"), str):
         raise ValueError(f"{option} {audit}: {path} is not the corpus record of spacy-imbalance audit (no 'fingerprint')")
     if record["fingerprint"] != corpus_fingerprint(docs):
