@@ -87,7 +87,8 @@ def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
     """The config of ``choice``: the templates' CNN pipeline with the chosen
     sampler, loss and train reader, filled with every default its registered
     functions take (``fill``, as ``spacy init fill-config``), then the encoder
-    and the overrides."""
+    and the overrides, and an eval_frequency that fits max_steps
+    (``_evaluations_fit``)."""
     choice.check()
     config = _template("base")
     component = _template(choice.component)
@@ -106,7 +107,27 @@ def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
     if fill:
         config = fill_config(config)
     config = apply_encoder(config, choice.encoder)
-    return set_overrides(config, choice.overrides)
+    config = set_overrides(config, choice.overrides)
+    return _evaluations_fit(config, choice.overrides)
+
+
+# a run of the config's own training.max_steps evaluates at least this often
+MIN_EVALUATIONS = 10
+
+
+def _evaluations_fit(config: Config, overrides: Dict[str, Any]) -> Config:
+    """``config`` with ``training.eval_frequency`` lowered so that a run of
+    its ``max_steps`` evaluates at least MIN_EVALUATIONS times: a ``--set
+    training.max_steps=100`` under the templates' 200 would otherwise
+    evaluate step 0 only, which then becomes model-best. An eval_frequency
+    of ``overrides`` is kept as given, and so are the templates' (20,000
+    steps at 200, the transformer's 1,000 at 100, the audit's 4,000 at 200)."""
+    training = config["training"]
+    steps = training.get("max_steps")
+    if "training.eval_frequency" in overrides or isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0:
+        return config
+    training["eval_frequency"] = max(1, min(training["eval_frequency"], steps // MIN_EVALUATIONS))
+    return config
 
 
 def _template(name: str) -> Config:
@@ -194,8 +215,18 @@ def render(config: Config, *, header: List[str], notes: Optional[Dict[str, str]]
     return "\n".join(lines).rstrip() + "\n"
 
 
+# The [training.logger] block every config had when the benchmark records of
+# metrics/ were written; config_fingerprint hashes each config's logger as it
+LOGGER_AS_HASHED: Dict[str, Any] = {"@loggers": "spacy.ConsoleLogger.v1", "progress_bar": False}
+
+
 def config_fingerprint(text: str) -> str:
-    """SHA-256 of what a config says, not how it is written: its settings, in
-    any order, without comments or layout (benchmarks resume on it)."""
+    """SHA-256 of what a config trains, not how it is written: its settings,
+    in any order, without comments or layout (benchmarks resume on it). A
+    [training.logger] block counts as ``LOGGER_AS_HASHED``: the logger only
+    prints, so a config differing in it alone trains the same model, and the
+    records of configs written with spaCy's console logger stay current."""
     config = Config().from_str(text, interpolate=False)
+    if isinstance(config.get("training"), dict) and "logger" in config["training"]:
+        config["training"]["logger"] = dict(LOGGER_AS_HASHED)
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode("utf8")).hexdigest()

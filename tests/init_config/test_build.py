@@ -121,3 +121,19 @@ def test_shipped_configs_train_what_init_config_writes():
         overrides={"components.sampled_spancat.max_span_width": 128, "components.sampled_spancat.model.representation": "endpoints_product"},
     ))
     assert shipped == built
+
+
+@pytest.mark.parametrize("encoder,overrides,every", [
+    # a --set max_steps under the templates' 200 evaluated step 0 alone, which became model-best
+    ("cnn", {"training.max_steps": 100}, 10),
+    ("cnn", {"training.max_steps": 5}, 1),
+    ("transformer", {"training.max_steps": 500}, 50),
+    # the templates' own budgets evaluate often enough already: 20,000 at 200, 1,000 at 100
+    ("cnn", {}, 200),
+    ("transformer", {}, 100),
+    ("cnn", {"training.max_steps": 0}, 200),  # no step cap: max_epochs ends the run
+    ("cnn", {"training.max_steps": 100, "training.eval_frequency": 50}, 50),  # as given
+])
+def test_build_config_evaluates_a_run_of_its_max_steps_at_least_ten_times(encoder, overrides, every):
+    config = build_config(ConfigChoice("ner", encoder=encoder, overrides=overrides), fill=False)
+    assert config["training"]["eval_frequency"] == every
