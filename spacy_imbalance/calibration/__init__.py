@@ -1,7 +1,7 @@
 """How calibrated the span probabilities of ``sampled_spancat`` are:
 reliability tables and the expected calibration error (``reliability``), and
 the report ``spacy-imbalance tune-thresholds --report`` writes (``report``).
-The thresholds themselves are tuned in ``spacy_imbalance.spans.thresholds``.
+The thresholds themselves are tuned in ``spacy_imbalance.evaluation.thresholds``.
 See docs/calibration.md."""
 from .reliability import (
     Population,

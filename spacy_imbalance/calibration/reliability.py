@@ -15,9 +15,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.util import to_numpy
 
+from ..evaluation.matching import DevMatcher
+from ..evaluation.predictions import predict_spans
 from ..pipeline.sampled_spancat import span_component
-from ..spans.matching import DevMatcher
-from ..spans.predictions import predict_spans
 
 # candidates below it are too many and too unlikely to read anything from
 MIN_CONFIDENCE = 0.05

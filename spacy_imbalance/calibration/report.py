@@ -6,8 +6,8 @@ from typing import Any, Dict, List, Optional
 
 import srsly
 
-from ..spans.thresholds.rule import Thresholds
-from ..spans.thresholds.tuning import SpanThresholdSearch
+from ..decisions.thresholds import Thresholds
+from ..evaluation.thresholds.spans import SpanThresholdSearch
 from .reliability import Population, expected_calibration_error, plot_reliability, reliability_table
 
 JSON_NAME, MARKDOWN_NAME, PLOT_NAME = "calibration.json", "calibration.md", "reliability.png"

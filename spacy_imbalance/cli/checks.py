@@ -20,10 +20,9 @@ from typing import Iterable, Optional, Sequence, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import load_model
 
 from ..corpus.docs_io import output_file_problem, parent_problem  # the rule's one home: the atomic writers apply it too
-from ..corpus.gold_checks import missing_gold
+from ..evaluation.evaluate import EvaluationError, check_gold_key, load_pipeline
 from ._app import _same_file, fail
 
 Number = Union[int, float]
@@ -88,13 +87,13 @@ def bounded(
 def check_spans_key(docs: Sequence[Doc], key: str, source: str, option: str = "--spans-key") -> None:
     """Exit when no document of ``source`` has spans under ``key``: a command
     would silently do nothing (mask nothing, score F = 0). The message names
-    the keys the documents do have; the readers raise the same one
-    (``corpus.gold_checks.missing_gold``, the rule's one home)."""
-    if not key or not key.strip():
-        fail(f"{option} must name a span group, got {key!r}")
-    problem = missing_gold(docs, key, option)
-    if problem is not None:
-        fail(f"{source}: {problem}")
+    the keys the documents do have (``evaluation.evaluate.check_gold_key``);
+    the readers raise the same one (``corpus.gold_checks.missing_gold``, the
+    rule's one home)."""
+    try:
+        check_gold_key(docs, key, source, option)
+    except EvaluationError as err:
+        fail(str(err))
 
 
 def output_folder_problem(path: Path) -> Optional[str]:
@@ -132,17 +131,11 @@ def check_output_folder(output: Optional[Path], option: str = "--output") -> Non
         fail(f"{option} {output} {problem}")
 
 
-# What spaCy raises for a pipeline it cannot load: OSError (no such package or
-# folder, no meta.json or config.cfg), ImportError ([E048] blank:LANG of an
-# unknown language, or a package a factory needs), ValueError (a config that
-# does not validate; catalogue's RegistryError for an unknown factory)
-PIPELINE_LOAD_ERRORS = (ImportError, OSError, ValueError)
-
-
 def load_pipeline_or_fail(model: Union[str, Path], argument: str) -> Language:
     """The pipeline ``model`` (a package, a folder or blank:LANG); else exit
-    with a message naming ``argument`` (e.g. "MODEL", "--model") and the model."""
+    with a message naming ``argument`` (e.g. "MODEL", "--model") and the
+    model (``evaluation.evaluate.load_pipeline``)."""
     try:
-        return load_model(model)
-    except PIPELINE_LOAD_ERRORS as err:
-        fail(f"{argument} {str(model)!r} cannot be loaded as a spaCy pipeline: {err}")
+        return load_pipeline(model, argument)
+    except EvaluationError as err:
+        fail(str(err))

@@ -1,50 +1,18 @@
-import hashlib
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import srsly
 import typer
-from spacy.language import Language
-from spacy.tokens import Doc
 from wasabi import msg
 
-from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_counts, pipeline_target
-from ..corpus.docs_io import load_docs, write_text_atomic
+from ..corpus.docs_io import write_text_atomic
+from ..evaluation.evaluate import EvaluationError, evaluate_model, load_gold, scored_pipeline
 from ..scorers.bootstrap import paired_bootstrap
+from ..scorers.evaluation import format_report, pipeline_counts
 from ..sweeps.provenance import run_provenance
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
-from .checks import bounded, check_output_file, check_spans_key, load_pipeline_or_fail
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _load_gold(data_path: Path) -> List[Doc]:
-    # before loading a pipeline, which may take long: the file is the likelier mistake
-    try:
-        return load_docs(data_path)
-    except (OSError, ValueError) as err:
-        fail(str(err))
-
-
-def load_pipeline(model: str, spans_key: Optional[str], gold: List[Doc], data_path: Path, argument: str = "MODEL") -> Language:
-    """Load a pipeline and check that it predicts something to score, and
-    that the gold data has what it will be scored on, before any prediction;
-    a clear message naming the pipeline (``argument``: the command's name for
-    it) or the data otherwise."""
-    nlp = load_pipeline_or_fail(model, argument)
-    try:
-        target = pipeline_target(nlp, spans_key, name=f"The pipeline {model}")
-    except ValueError as err:
-        fail(str(err))
-    if target is not None:
-        # spans scored under a key no gold document has: F = 0 for any pipeline.
-        # doc.ents (target None) are checked by nothing: gold without entities is a corpus
-        option = "--spans-key" if spans_key else f"the spans key of the pipeline {model}"
-        check_spans_key(gold, target, str(data_path), option)
-    return nlp
+from .checks import bounded, check_output_file
 
 
 def check_evaluation_settings(data_path: Path, output: Optional[Path], n_resamples: int, batch_size: int) -> None:
@@ -88,33 +56,17 @@ def evaluate_cli(
 ) -> None:
     """Macro-, micro- and per-type P/R/F with bootstrap 95% intervals."""
     check_evaluation_settings(data_path, output, n_resamples, batch_size)
-    report = evaluate_model(model, data_path, name, spans_key, n_resamples, seed, batch_size, gpu_id)
+    use_gpu(gpu_id)
+    try:
+        report = evaluate_model(model, data_path, name=name, spans_key=spans_key, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
+    except EvaluationError as err:
+        fail(str(err))
+    # where it ran: a score or a words/s figure is only comparable with its device
+    report["provenance"] = run_provenance(gpu_id)
     print_report(report, f"{report['name']} on {data_path} ({report['target']})")
     if output is not None:
         # compact: the per-sentence counts (kept for paired bootstraps) dominate the file
         write_json_output(output, report, "metrics", indent=0)
-
-
-def evaluate_model(
-    model: str, data_path: Path, name: Optional[str] = None, spans_key: Optional[str] = None, n_resamples: int = 1000,
-    seed: int = 0, batch_size: int = 128, gpu_id: int = -1,
-) -> Dict[str, Any]:
-    """The report of ``evaluate`` (the options' meanings and defaults); a
-    clear message and typer.Exit(1) on a pipeline or data that cannot be
-    scored."""
-    start = time.perf_counter()
-    use_gpu(gpu_id)
-    docs = _load_gold(data_path)
-    nlp = load_pipeline(model, spans_key, docs, data_path)
-    try:
-        report = evaluate_pipeline(nlp, docs, spans_key=spans_key, batch_size=batch_size, n_resamples=n_resamples, seed=seed)
-    except ValueError as err:
-        fail(f"The pipeline {model}: {err}")
-    # the data's contents too: `summarize` pools runs of one name only when scored on the same data
-    report.update({"name": name or str(model), "model": str(model), "data": str(data_path), "data_sha256": _sha256(data_path)})
-    # where it ran: a score or a words/s figure is only comparable with its device
-    report.update({"eval_seconds": time.perf_counter() - start, "provenance": run_provenance(gpu_id)})
-    return report
 
 
 @app.command("compare")
@@ -134,15 +86,18 @@ def compare_cli(
     check_evaluation_settings(data_path, output, n_resamples, batch_size)
     start = time.perf_counter()
     use_gpu(gpu_id)
-    docs = _load_gold(data_path)
     counts = []
-    for model in models:
-        nlp = load_pipeline(model, spans_key, docs, data_path, argument="MODELS")
-        try:
-            system_counts, _, _ = pipeline_counts(nlp, docs, spans_key=spans_key, batch_size=batch_size)
-        except ValueError as err:
-            fail(f"The pipeline {model}: {err}")
-        counts.append(system_counts)
+    try:
+        docs = load_gold(data_path)
+        for model in models:
+            nlp = scored_pipeline(model, spans_key, docs, data_path, argument="MODELS")
+            try:
+                system_counts, _, _ = pipeline_counts(nlp, docs, spans_key=spans_key, batch_size=batch_size)
+            except ValueError as err:
+                raise EvaluationError(f"The pipeline {model}: {err}") from err
+            counts.append(system_counts)
+    except EvaluationError as err:
+        fail(str(err))
     rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": {}}
     for model, system in zip(models[1:], counts[1:]):
         diff = paired_bootstrap(counts[0], system, n_resamples=n_resamples, seed=seed)

@@ -8,27 +8,17 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..spans.missampling import DocsPreparer, MissamplingResult, measure_missampling
-from ..spans.negatives import (
-    AllNegatives,
-    ConstantTemperature,
-    NegativeSampler,
-    TopNegatives,
-    UniformNegatives,
-    UniformNegativesV2,
-    WeightedNegatives,
-)
-from ..spans.negatives.temperature import MAX_TEMPERATURE, MIN_TEMPERATURE
-from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..corpus.docs_io import load_docs
 from ..corpus.gold_checks import check_no_empty_spans
+from ..evaluation.missampling import DocsPreparer, MissamplingResult, measure_missampling
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
+from ..spans.negatives.menu import SAMPLERS, build_sampler
+from ..spans.negatives.temperature import MAX_TEMPERATURE, MIN_TEMPERATURE
 from ._app import app, fail, require_matplotlib, use_gpu
 from .checks import bounded, check_output_file, check_spans_key, load_pipeline_or_fail
 
-# uniform_fixed: uniform_negatives.v2's one draw per sentence kept every epoch
-SAMPLERS = ("all", "uniform", "uniform_fixed", "weighted", "top")
 # the fine-tuning recipe's ~13 epochs of WNUT-2017 would be the run-level view; 1 keeps the paper's per-draw view
 MAX_EPOCHS = 1000
 DEFAULT_P = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -40,7 +30,7 @@ MAX_SEEDS = 1000
 def missampling_cli(
     data_path: Path = typer.Argument(..., metavar="DATA", help="Well-annotated training data (.spacy or CoNLL); it is masked here"),
     model: Optional[str] = typer.Option(None, "--model", help="Trained pipeline with a sampled_spancat component; needed by the weighted and top samplers"),
-    samplers: List[str] = typer.Option(["uniform"], "--sampler", help="all, uniform, uniform_fixed (one draw per sentence all run), weighted or top; repeat to compare"),
+    samplers: List[str] = typer.Option(["uniform"], "--sampler", help=f"{', '.join(SAMPLERS)} (as init-config's --sampler; uniform keeps one draw per sentence all run, uniform_v1 draws anew each epoch); repeat to compare"),
     p_values: List[float] = typer.Option(DEFAULT_P, "--p", help="Masking probabilities; repeat (default 0.1 ... 0.9)"),
     n_seeds: int = typer.Option(10, "--seeds", help=f"Seeds 0..N-1 per p (masking and sampling), N in [1, {MAX_SEEDS}]; the paper uses 10"),
     rate: float = typer.Option(0.7, "--rate", help="uniform/weighted: negatives per token, in (0, 1]"),
@@ -75,7 +65,7 @@ def missampling_cli(
         require_matplotlib("--plot draws the rates")
     use_gpu(gpu_id)
     try:
-        built = {name: _sampler(name, rate=rate, mu=mu, temperature=temperature, ratio=ratio) for name in samplers}
+        built = {name: build_sampler(name, rate=rate, mu=mu, temperature=temperature, ratio=ratio) for name in samplers}
         docs = load_docs(data_path)
         # Doc.copy in masking fails on a zero-length span with spaCy's E1052, naming no file
         check_no_empty_spans(docs, str(data_path))
@@ -172,18 +162,6 @@ def _warn_unmasked(
                 f"p={result.p:.2f}: {n_unmasked} of {n_seeds} seeds masked no entity; their rate of 0 is by "
                 "construction and pulls the mean down (use more data or a larger p)"
             )
-
-
-def _sampler(name: str, *, rate: float, mu: float, temperature: float, ratio: float) -> NegativeSampler:
-    if name == "all":
-        return AllNegatives()
-    if name == "uniform":
-        return UniformNegatives(rate)
-    if name == "uniform_fixed":
-        return UniformNegativesV2(rate, correction=0.0, fixed=True)
-    if name == "weighted":
-        return WeightedNegatives(rate, mu, ConstantTemperature(temperature))
-    return TopNegatives(ratio)
 
 
 def _component(

@@ -8,6 +8,7 @@ from wasabi import msg
 
 from ..corpus.conll import ConllFormatError, label_has_space
 from ..corpus.docs_io import load_docs
+from ..corpus.scopes.stats import ScopeStats, describe_scope, scope_stats, scope_warnings
 from ..corpus.stats import corpus_stats, gold_spans, zero_length_spans
 from ._app import app, fail
 
@@ -31,6 +32,22 @@ def print_stats(docs: Iterable[Doc], spans_key: Optional[str] = None) -> None:
     per_type = [(label, t.tokens, t.mentions, f"{t.token_pct:.2f}", f"{t.rareness:.2f}") for label, t in s.per_type.items()]
     if per_type:
         msg.table(per_type, header=("type", "tokens", "mentions", "% tokens", "rareness r_t"), aligns=("l", "r", "r", "r", "r"))
+
+
+def print_scope_stats(stats: ScopeStats) -> None:
+    """The "label scopes" section: each scope and its documents, and each
+    type counted in the documents that annotate it."""
+    msg.divider("label scopes")
+    msg.table([(describe_scope(labels), f"{n:,}") for labels, n in stats.scopes], header=("scope", "documents"), aligns=("l", "r"))
+    msg.text(
+        "Per type, counted only in the documents that annotate it (the type is in their label scope, or they "
+        "have no scope: all types):"
+    )
+    rows = [
+        (label, f"{t.docs:,}", f"{t.entity_tokens:,}", f"{t.mentions:,}", f"{t.token_pct:.2f}")
+        for label, t in stats.per_type.items()
+    ]
+    msg.table(rows, header=("type", "documents", "tokens", "mentions", "% tokens"), aligns=("l", "r", "r", "r", "r"))
 
 
 def span_warnings(docs: Sequence[Doc], spans_key: Optional[str], path: Path) -> List[str]:
@@ -63,11 +80,17 @@ def stats_cli(
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Count doc.spans[KEY] instead of doc.ents"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables"),
 ) -> None:
-    """Imbalance statistics: entity token share, type frequencies, rareness."""
+    """Imbalance statistics: entity token share, type frequencies, rareness;
+    for a corpus whose documents carry label scopes, also each scope and
+    every type counted in the documents that annotate it."""
     try:
         docs = load_docs(path)
     except (OSError, ConllFormatError, ValueError) as err:
         fail(str(err))
+    try:
+        scopes = scope_stats(docs, spans_key=spans_key)
+    except ValueError as err:  # a damaged stored scope, named by its document
+        fail(f"{path}: {err}")
     for warning in span_warnings(docs, spans_key, path):
         # beside --json's output, not in it
         if as_json:
@@ -75,6 +98,16 @@ def stats_cli(
         else:
             msg.warn(warning)
     if as_json:
-        print(srsly.json_dumps(corpus_stats(docs, spans_key=spans_key).to_dict(), indent=2))
+        for warning in scope_warnings(scopes) if scopes is not None else []:
+            typer.echo(f"⚠ {path}: {warning}", err=True)
+        data = corpus_stats(docs, spans_key=spans_key).to_dict()
+        if scopes is not None:
+            # only for a scoped corpus: the output of any other is as it was
+            data["label_scopes"] = scopes.to_dict()
+        print(srsly.json_dumps(data, indent=2))
     else:
         print_stats(docs, spans_key)
+        if scopes is not None:
+            print_scope_stats(scopes)
+            for warning in scope_warnings(scopes):
+                msg.warn(f"{path}: {warning}")

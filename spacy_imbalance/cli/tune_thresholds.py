@@ -1,8 +1,8 @@
 """``spacy-imbalance tune-thresholds`` (alias ``calibrate``): the decision
 thresholds of a trained component tuned for dev macro-F1, one command for
 each kind of component that has them: the per-label thresholds of
-``sampled_spancat`` (``spans.thresholds.tuning``) and the entity/begin pair
-of ``two_task_ner`` (``pipeline.tagging.thresholds``)."""
+``sampled_spancat`` (``evaluation.thresholds.spans``) and the entity/begin
+pair of ``two_task_ner`` (``evaluation.thresholds.two_task``)."""
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
@@ -14,12 +14,9 @@ from wasabi import msg
 from ..calibration.reliability import MIN_CONFIDENCE, reliability_populations
 from ..calibration.report import f_text, threshold_text, write_report
 from ..corpus.docs_io import load_docs
-from ..pipeline.sampled_spancat import SampledSpanCategorizer
-from ..pipeline.tagging.thresholds import ThresholdSearch, search_thresholds, set_pipeline_thresholds
-from ..pipeline.two_task_ner import TwoTaskNER
-from ..spans.matching import check_dev_gold, check_gold
-from ..spans.thresholds.grid import MAX_STEP, MIN_STEP, default_grid
-from ..spans.thresholds.tuning import (
+from ..evaluation.matching import check_dev_gold, check_gold
+from ..evaluation.thresholds.grid import MAX_STEP, MIN_STEP, default_grid
+from ..evaluation.thresholds.spans import (
     DEFAULT_MIN_GAIN,
     SpanThresholdSearch,
     dev_matcher,
@@ -27,6 +24,9 @@ from ..spans.thresholds.tuning import (
     search_thresholds as search_span_thresholds,
     set_span_thresholds,
 )
+from ..evaluation.thresholds.two_task import ThresholdSearch, search_thresholds, set_pipeline_thresholds
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..pipeline.two_task_ner import TwoTaskNER
 from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, require_matplotlib, use_gpu
 from .checks import check_output_file, check_output_folder
 

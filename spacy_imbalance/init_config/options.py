@@ -1,16 +1,15 @@
 """What each ``init-config`` choice puts into a config: the blocks of the
-samplers, losses and train readers, by the name the command line takes.
+samplers (the menu ``missampling`` reads too: ``spans.negatives.menu``),
+losses and train readers, by the name the command line takes.
 
 Names without a version take the newest registered function (the papers'
 formulas, see docs/fidelity.md); ``*_v1`` names keep the first release's, so
 that every shipped config can be written by ``init-config``.
 """
-from typing import Any, Dict, Tuple
+from typing import Dict, Tuple
 
-from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
-from ..spans.negatives.weighted import DEFAULT_MU
-
-Block = Dict[str, Any]
+# sampled_spancat's negatives, [components.sampled_spancat.negatives]: the one menu of samplers
+from ..spans.negatives.menu import SAMPLERS, Block
 
 COMPONENTS: Tuple[str, ...] = (
     "ner",
@@ -20,29 +19,6 @@ COMPONENTS: Tuple[str, ...] = (
     "token_ner",
     "two_task_ner",
 )
-
-# the temperature schedule of Li et al. (2022): T = sqrt(epoch), the epoch
-# counted from training.max_steps, so a shorter budget gets the whole schedule
-_SQRT_TEMPERATURE: Block = {
-    "@misc": "spacy-imbalance.sqrt_temperature.v1",
-    "total_steps": "${training.max_steps}",
-    "n_epochs": 10,
-}
-
-# sampled_spancat's negatives, [components.sampled_spancat.negatives]
-SAMPLERS: Dict[str, Block] = {
-    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED},
-    "uniform_v1": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE},
-    "weighted": {
-        "@misc": "spacy-imbalance.weighted_negatives.v3", "rate": DEFAULT_RATE, "mu": DEFAULT_MU,
-        "temperature": _SQRT_TEMPERATURE, "correction": DEFAULT_CORRECTION,
-    },
-    "weighted_v2": {"@misc": "spacy-imbalance.weighted_negatives.v2", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
-    "weighted_v1": {"@misc": "spacy-imbalance.weighted_negatives.v1", "rate": DEFAULT_RATE, "mu": DEFAULT_MU, "temperature": _SQRT_TEMPERATURE},
-    "top": {"@misc": "spacy-imbalance.top_negatives.v2", "ratio": 0.05},
-    "top_v1": {"@misc": "spacy-imbalance.top_negatives.v1", "ratio": 0.05},
-    "all": {"@misc": "spacy-imbalance.all_negatives.v1"},
-}
 
 _CE: Block = {"@losses": "spacy-imbalance.CrossEntropy.v1", "normalize": True}
 _FOCAL: Block = {"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": 2.0, "alpha": None}

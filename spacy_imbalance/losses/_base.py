@@ -15,15 +15,15 @@ from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 import numpy
 from thinc.api import get_array_module, to_numpy
 from thinc.loss import Loss
-from thinc.types import ArrayXd, Floats1d, Floats2d, FloatsXdT, Ints1d
+from thinc.types import Floats1d, Floats2d, FloatsXdT, Ints1d
+
+from ..decisions.softmax import SoftmaxParts, softmax_parts
 
 __all__ = [
     "TokenLoss",
     "TokenwiseLoss",
     "GoldIds",
     "DeviceLoss",
-    "SoftmaxParts",
-    "softmax_parts",
     "one_hot",
     "p_minus_one_hot",
     "pow_clipped",
@@ -196,37 +196,6 @@ class TokenwiseLoss(TokenLoss):
         total = xp.where(present, token_losses, 0).sum()
         grad = xp.where(present[:, None], d_logits / normalizer, 0)
         return grad.astype(logits.dtype, copy=False), DeviceLoss.term(total, normalizer)
-
-
-class SoftmaxParts(NamedTuple):
-    """log p, p and 1 - p of a row-wise softmax, each n_tokens x n_classes,
-    and a boolean mask of one top (arg-max) class per row."""
-
-    log_p: Floats2d
-    p: Floats2d
-    one_minus_p: Floats2d
-    is_top: ArrayXd  # bool, n_tokens x n_classes: thinc.types has no bool array type
-
-
-def softmax_parts(logits: Floats2d) -> SoftmaxParts:
-    """A softmax that stays accurate when probabilities are 0 or 1.
-
-    Each row is shifted by its maximum, so log p = z - z_max - log1p(rest),
-    where rest sums exp(z_k - z_max) over the non-top entries. Keeping rest
-    apart from the top entry's exp(0) = 1 keeps log p_top ~ -rest accurate
-    where log(sum) would round it to 0 (in float32 once the logit gap passes
-    ~17), and so 1 - p = -expm1(log p) stays accurate for every class, the
-    top one included, instead of the 0 that 1 - exp(log p) would give.
-    """
-    xp = get_array_module(logits)
-    n_tokens, n_classes = logits.shape
-    top = logits.argmax(axis=1)
-    # One column per row, by index: ties at the maximum still count once.
-    is_top = xp.arange(n_classes)[None, :] == top[:, None]
-    shifted = logits - logits[xp.arange(n_tokens), top][:, None]
-    rest = xp.where(is_top, 0, xp.exp(shifted)).sum(axis=1)
-    log_p = (shifted - xp.log1p(rest)[:, None]).astype(logits.dtype, copy=False)
-    return SoftmaxParts(log_p, xp.exp(log_p), -xp.expm1(log_p), is_top)
 
 
 def one_hot(gold: Ints1d, n_classes: int, like: Floats2d) -> Floats2d:

@@ -5,7 +5,8 @@ from typing import List, Literal, Optional, Sequence, Tuple, get_args
 from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ._base import SoftmaxParts, TokenwiseLoss, check_setting, p_minus_one_hot
+from ..decisions.softmax import SoftmaxParts
+from ._base import TokenwiseLoss, check_setting, p_minus_one_hot
 
 __all__ = [
     "CrossEntropy",

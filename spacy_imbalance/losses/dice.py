@@ -4,16 +4,8 @@ from typing import Optional, Tuple
 from thinc.api import get_array_module, registry
 from thinc.types import Floats2d
 
-from ._base import (
-    MAX_FLOAT32_SETTING,
-    DeviceLoss,
-    GoldIds,
-    TokenLoss,
-    check_normalizer,
-    check_setting,
-    one_hot,
-    softmax_parts,
-)
+from ..decisions.softmax import softmax_parts
+from ._base import MAX_FLOAT32_SETTING, DeviceLoss, GoldIds, TokenLoss, check_normalizer, check_setting, one_hot
 
 __all__ = ["DiceLoss", "configure_dice_loss_v1", "MIN_GAMMA"]
 

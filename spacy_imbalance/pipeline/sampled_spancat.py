@@ -25,7 +25,7 @@ them, with their probabilities, go to ``doc.spans[spans_key]``. With
 ``thresholds`` (per label, e.g. from ``spacy-imbalance calibrate``) a
 candidate's most probable entity label l is predicted when p(l) >=
 thresholds[l] instead, even where O is more probable; labels without a
-threshold keep the argmax rule (``spans.thresholds.rule``, docs/calibration.md).
+threshold keep the argmax rule (``decisions.thresholds``, docs/calibration.md).
 
 Gold comes from ``doc.ents``, or from ``doc.spans[gold_key]`` when
 ``gold_key`` is set. The gold group is a setting of its own, not
@@ -64,6 +64,8 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Ops, Optimizer, set_dropout_rate
 from thinc.types import Floats1d, Floats2d, Ints1d
 
+from ..decisions.softmax import softmax
+from ..decisions.thresholds import check_label_thresholds, check_threshold_labels, threshold_vector
 from ..losses import TokenLoss
 from ..models.span_scorer import SpanScores, candidate_hidden, candidate_logits
 from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, covering_width, enumerate_candidates
@@ -71,8 +73,7 @@ from ..spans.decoding import entity_candidates, greedy_non_overlapping
 from ..spans.gold import SpanTargets, count_gold, gold_labels, gold_widths, span_targets
 from ..spans.negatives import NegativeSampler, SamplingBatch, make_generator
 from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
-from ..spans.scoring import HostSpans, softmax
-from ..spans.thresholds.rule import check_threshold_labels, check_thresholds, threshold_vector
+from ..spans.scoring import HostSpans
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, check_own_groups, write_entities
 
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
@@ -247,7 +248,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
             "class_counts": None,
             # per-label decision thresholds (null: argmax); labels are
             # checked once the component has them (initialize, from_disk)
-            "thresholds": check_thresholds(thresholds, f"sampled_spancat '{name}'"),
+            "thresholds": check_label_thresholds(thresholds, f"sampled_spancat '{name}'"),
         }
         # (ops, key, device vector) of the thresholds: uploaded once, not per batch
         self._threshold_cache: Optional[Tuple[Ops, Tuple, Floats1d]] = None
@@ -282,7 +283,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         """Decide with ``thresholds`` from now on (None: the argmax rule).
         Only the component changes; ``set_span_thresholds`` also updates the
         pipeline's config, which ``nlp.to_disk`` writes as config.cfg."""
-        checked = check_thresholds(thresholds, f"sampled_spancat '{self.name}'")
+        checked = check_label_thresholds(thresholds, f"sampled_spancat '{self.name}'")
         # labels come with initialize: until then they are checked there
         if self.labels:
             check_threshold_labels(checked, self.labels, f"sampled_spancat '{self.name}'")
@@ -294,7 +295,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
         what ``spacy-imbalance.tuned_thresholds.v1`` does at each save of
         ``spacy train``, so that the checkpoint is still chosen on untuned
         dev scores and the saved pipeline decides with the tuned ones."""
-        checked = check_thresholds(thresholds, f"sampled_spancat '{self.name}'")
+        checked = check_label_thresholds(thresholds, f"sampled_spancat '{self.name}'")
         check_threshold_labels(checked, self.labels, f"sampled_spancat '{self.name}'")
         self._saved_thresholds = (checked,)
 
@@ -617,7 +618,7 @@ class SampledSpanCategorizer(ClassCountedPipe):
     def _check_threshold_labels(self) -> None:
         # the stored cfg replaces the one built from config.cfg: check both kinds of value again
         prefix = f"sampled_spancat '{self.name}'"
-        self.cfg["thresholds"] = check_thresholds(self.cfg.get("thresholds"), prefix)
+        self.cfg["thresholds"] = check_label_thresholds(self.cfg.get("thresholds"), prefix)
         check_threshold_labels(self.cfg["thresholds"], self.labels, prefix)
 
 

@@ -25,8 +25,9 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 from thinc.types import Floats2d
 
-from .tagging.decoding import constrained_viterbi
+from ..decisions.softmax import log_softmax
 from ..losses import TokenLoss
+from .tagging.decoding import constrained_viterbi
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, write_entities
 from .tagging.tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
@@ -143,7 +144,7 @@ class TokenNER(ClassCountedPipe):
         # host lengths: Ops.unflatten would copy device lengths back
         lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
         # one softmax for the whole batch
-        flat_log_probs = _log_softmax(ops, ops.flatten(scores))
+        flat_log_probs = log_softmax(ops.xp, ops.flatten(scores))
         start, trans, end = transition_masks(self.tags, self.cfg["tag_scheme"])
         paths = constrained_viterbi(ops, ops.unflatten(flat_log_probs, lengths), start, trans, end)
         tags = self.tags
@@ -215,12 +216,6 @@ class TokenNER(ClassCountedPipe):
     @property
     def loss_classes(self) -> List[str]:
         return self.tags
-
-
-def _log_softmax(ops: Any, scores: Floats2d) -> Floats2d:
-    xp = ops.xp
-    shifted = scores - scores.max(axis=1, keepdims=True) if len(scores) else scores
-    return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _split(flat: numpy.ndarray, lengths: numpy.ndarray) -> List[numpy.ndarray]:

@@ -23,6 +23,8 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 from thinc.types import Floats2d
 
+from ..decisions.softmax import log_softmax
+from ..decisions.thresholds import check_threshold_pair
 from ..losses import AUCMarginLoss
 from ..losses._base import DeviceLoss, check_setting
 from ..losses.auc_margin import AUCMarginResult
@@ -151,7 +153,7 @@ class TwoTaskNER(LabelledEntityPipe):
         check_setting("lambda_", lambda_, low=0, note=" (the weight of the begin-token task)", prefix=f"{prefix}: ")
         if period < 1:
             raise ValueError(f"{prefix}: period (steps per phase of the compositional mode) must be >= 1, got {period}")
-        check_thresholds(en_threshold, be_threshold, prefix)
+        check_threshold_pair(en_threshold, be_threshold, prefix)
         check_setting(
             "threshold_holdout", threshold_holdout, low=0, high=0.5,
             note=" (the share of training sentences set aside to fit the thresholds; 0 fits them on the training scores)",
@@ -226,9 +228,7 @@ class TwoTaskNER(LabelledEntityPipe):
         h = _sigmoid(numpy, scores[:, layout.tasks])
         if layout.typing != "type_head":
             return h, None
-        logits = scores[:, layout.types]
-        shifted = logits - logits.max(axis=1, keepdims=True) if len(logits) else logits
-        return h, shifted - numpy.log(numpy.exp(shifted).sum(axis=1, keepdims=True))
+        return h, log_softmax(numpy, scores[:, layout.types])
 
     def decode(
         self,
@@ -379,7 +379,7 @@ class TwoTaskNER(LabelledEntityPipe):
         self.cfg["fitted_thresholds"] = None
 
     def set_thresholds(self, en_threshold: float, be_threshold: float) -> None:
-        check_thresholds(en_threshold, be_threshold, f"two_task_ner '{self.name}'")
+        check_threshold_pair(en_threshold, be_threshold, f"two_task_ner '{self.name}'")
         self.cfg["en_threshold"] = float(en_threshold)
         self.cfg["be_threshold"] = float(be_threshold)
 
@@ -393,17 +393,6 @@ def _all_missing(targets: tuple) -> tuple:
     return tuple(numpy.full_like(t, MISSING) for t in targets)
 
 
-def check_thresholds(en_threshold: Optional[float], be_threshold: Optional[float], prefix: str) -> None:
-    for setting, value in (("en_threshold", en_threshold), ("be_threshold", be_threshold)):
-        if value is None:  # fitted during training
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
-            raise ValueError(
-                f"{prefix}: {setting} is a decision threshold on a sigmoid score, in (0, 1), or null to fit it "
-                f"on held-out training sentences; got {value!r}"
-            )
-
-
 def _softmax_ce(ops: Any, logits: Floats2d, gold: numpy.ndarray) -> Tuple[DeviceLoss, Floats2d]:
     """Token-mean cross entropy over non-missing tokens (the COMAUC-2T phase
     and the type head); ``gold`` on the host, where the tokens are counted."""
@@ -411,8 +400,7 @@ def _softmax_ce(ops: Any, logits: Floats2d, gold: numpy.ndarray) -> Tuple[Device
     n = max(int((gold >= 0).sum()), 1)
     gold = ops.asarray1i(gold)
     present = gold >= 0
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_p = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+    log_p = log_softmax(xp, logits)
     safe = xp.where(present, gold, 0)
     rows = xp.arange(len(gold))
     total = -xp.where(present, log_p[rows, safe], 0).sum()

@@ -1,7 +1,8 @@
-"""Span helpers of ``sampled_spancat`` and of the tools that read it:
-candidate enumeration, gold span targets, the negative samplers
-(``negatives/``) and the missampling measure for training; scoring documents
-with a span model (``scoring``, the decision inputs of ``predictions``),
-decoding scored spans to entities (``decoding``), gold matching of decoded
-dev spans (``matching``) and the per-label decision thresholds
-(``thresholds/``)."""
+"""What ``sampled_spancat`` uses while it trains and predicts: candidate
+enumeration (``candidates``), gold span targets (``gold``), the negative
+samplers and their menu (``negatives/``), what its logits say about each
+candidate, chosen on the device (``scoring``), and the decoding of scored
+spans to entities (``decoding``). The tools that take a trained pipeline
+(the pass over documents, gold matching, the threshold search, the
+missampling measure) are in ``evaluation/``; the threshold rule and the
+softmax in ``decisions/``. (``thresholds/``: old import paths only.)"""

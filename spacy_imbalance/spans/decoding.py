@@ -11,17 +11,19 @@ import numpy
 from thinc.api import Ops
 from thinc.types import Floats1d, Floats2d
 
+from ..decisions.softmax import probability_of
+from ..decisions.thresholds import predicted
 from .candidates import Candidates
 from .scoring import Choice, HostSpans, best_entity, choose_spans
-from .thresholds.rule import predicted
 
 
 def entity_candidates(ops: Ops, candidates: Candidates, logits: Floats2d, thresholds: Optional[Floats1d] = None) -> HostSpans:
     """The candidates predicted as entities, on the host with their
     ``label`` (class column) and its probability (``confidence``). Without
     ``thresholds`` these are the candidates whose argmax class is not O;
-    with them (``rule.threshold_vector``, on the device) each candidate's
-    most probable entity label l is predicted by ``rule.predicted``."""
+    with them (``decisions.thresholds.threshold_vector``, on the device) each
+    candidate's most probable entity label l is predicted by the rule
+    (``decisions.thresholds.predicted``)."""
     # an empty batch has no threshold to look up: it chooses nothing either way
     if thresholds is None or not len(candidates):
         return choose_spans(ops, candidates, logits, _by_argmax)
@@ -34,10 +36,7 @@ def _by_argmax(xp: Any, logits: Floats2d) -> Choice:
     best = logits.argmax(axis=1).astype("int32")
     entity = xp.nonzero(best > 0)[0]
     best = best[entity]
-    shifted = logits[entity] - logits[entity, best][:, None]
-    # softmax probability of the argmax class: exp(0) over the row's sum
-    confidence = (1.0 / xp.exp(shifted).sum(axis=1)).astype("float32")
-    return Choice(entity, {"label": best, "confidence": confidence})
+    return Choice(entity, {"label": best, "confidence": probability_of(xp, logits[entity], best)})
 
 
 def _by_thresholds(xp: Any, logits: Floats2d, *, thresholds: Floats1d) -> Choice:

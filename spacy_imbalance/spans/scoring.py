@@ -1,30 +1,24 @@
-"""Scoring documents with a ``sampled_spancat`` model: what its logits say
-about each candidate, chosen on the device and copied to the host once per
-batch.
+"""What a ``sampled_spancat`` model's logits say about each candidate,
+chosen on the device and copied to the host once per batch.
 
 What a caller reads of a batch's logits differs: the component its
 decisions (``spans.decoding``), the threshold search and the reliability
 tables the inputs of every decision a threshold could make
-(``spans.predictions``), the audit every class probability of the candidates
-that may be entities (``audit.suspects``). Each reading is a *choice*: a
-function of the logits, run on their device, that keeps some candidates and
-names columns of them. ``choose_spans`` brings a choice to the host in one
-transfer; ``score_spans`` is the one pass over documents that the audit and
-the threshold search make, a choice per batch.
+(``evaluation.predictions``), the audit every class probability of the
+candidates that may be entities (``audit.suspects``). Each reading is a
+*choice*: a function of the logits, run on their device, that keeps some
+candidates and names columns of them. ``choose_spans`` brings a choice to the
+host in one transfer; the pass over documents of a trained pipeline that
+makes a choice per batch is ``evaluation.scoring.score_spans``.
 """
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 
 import numpy
-from spacy.language import Language
-from spacy.tokens import Doc
-from spacy.util import minibatch
 from thinc.api import NumpyOps, Ops
 from thinc.types import Floats1d, Floats2d, Ints1d
 
+from ..decisions.softmax import probability_of
 from .candidates import Candidates, doc_offsets, enumerate_candidates
-
-if TYPE_CHECKING:
-    from ..pipeline.sampled_spancat import SampledSpanCategorizer
 
 
 class Choice(NamedTuple):
@@ -103,33 +97,6 @@ def _to_host(ops: Ops, candidates: Candidates, choice: Choice) -> HostSpans:
     return HostSpans(host[:, 0], host[:, 1], host[:, 2], columns)
 
 
-def score_spans(
-    nlp: Language, component: str, docs: Iterable[Doc], choose: Choose, *, batch_size: int = 128
-) -> Iterator[Tuple[List[Doc], HostSpans]]:
-    """Batch by batch: copies of the docs' tokens (their annotations are not
-    seen) after the pipeline's components before ``component``, and what
-    ``choose`` keeps of the component's scores for them. ``component`` names
-    a ``sampled_spancat`` (``span_component`` checks that, with the error a
-    user should see)."""
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    pipe: "SampledSpanCategorizer" = nlp.get_pipe(component)
-    # the upstream components only: a listener reads the tok2vec's doc.tensor
-    downstream = nlp.pipe_names[nlp.pipe_names.index(component) :]
-    for batch in minibatch(docs, size=batch_size):
-        copies = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]) for doc in batch]
-        copies = list(nlp.pipe(copies, disable=downstream, batch_size=batch_size))
-        candidates, logits = pipe.predict(copies)
-        yield copies, choose_spans(pipe.model.ops, candidates, logits, choose)
-
-
-def softmax(xp: Any, logits: Floats2d) -> Floats2d:
-    """Class probabilities per row, shifted by the row's maximum."""
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    exp = xp.exp(shifted)
-    return exp / exp.sum(axis=1, keepdims=True)
-
-
 def best_entity(xp: Any, logits: Floats2d) -> Tuple[Ints1d, Floats1d, Any]:
     """Per candidate (on the logits' device): the most probable entity
     column l (>= 1; the first on ties), its float32 softmax probability p(l)
@@ -137,5 +104,4 @@ def best_entity(xp: Any, logits: Floats2d) -> Tuple[Ints1d, Floats1d, Any]:
     O's: ``argmax`` gives O on a tie, as O is column 0."""
     label = (logits[:, 1:].argmax(axis=1) + 1).astype("int32")
     top = xp.take_along_axis(logits, label[:, None], axis=1)
-    confidence = (1.0 / xp.exp(logits - top).sum(axis=1)).astype("float32")
-    return label, confidence, top[:, 0] > logits[:, 0]
+    return label, probability_of(xp, logits, label), top[:, 0] > logits[:, 0]

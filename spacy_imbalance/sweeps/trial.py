@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import srsly
-import typer
 
 # called at each of a training's evaluations with its step, dev score (0-1)
 # and the seconds since training began
@@ -156,18 +155,18 @@ def _evaluate(trial: Trial, model: Path, metrics: Path, env: Dict[str, str]) -> 
         if done.returncode != 0:
             raise TrialFailed(f"Evaluating {trial.name} failed (exit code {done.returncode}): {done.stdout[-2000:]}")
         return
-    from ..cli.evaluate import evaluate_model, write_json_output
+    from ..evaluation.evaluate import EvaluationError, evaluate_model
 
     said = io.StringIO()
     try:
         # its messages only for an error, as from the process above
         with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), _torch_threads(trial.threads):
             report = evaluate_model(str(model), Path(trial.test), name=trial.name)
-            write_json_output(metrics, report, "metrics", indent=0)
-    except (SystemExit, typer.Exit, Exception) as err:
+            write_json_atomic(metrics, report)
+    except Exception as err:
         said_plain = ANSI.sub("", said.getvalue())[-2000:].strip()
-        # an exit: the command's own message says what is wrong; a crash inside a component or torch: named too
-        crash = "" if isinstance(err, (SystemExit, typer.Exit)) else f"{type(err).__name__}: {err}\n"
+        # a pipeline or data that cannot be scored: the message says what is wrong; a crash inside a component or torch: named too
+        crash = f"{err}\n" if isinstance(err, EvaluationError) else f"{type(err).__name__}: {err}\n"
         raise TrialFailed(f"Evaluating {trial.name} failed: {(crash + said_plain).strip() or err}") from err
 
 

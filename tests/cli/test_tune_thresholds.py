@@ -1,5 +1,5 @@
 """Threshold tuning of two_task_ner: the grid search of its threshold pair
-(pipeline.tagging.thresholds) and the tune-thresholds command on it."""
+(evaluation.thresholds.two_task) and the tune-thresholds command on it."""
 import hashlib
 import shutil
 
@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import spacy_imbalance.pipeline.two_task_ner  # noqa: F401  (registers the factory in-process)
 from spacy_imbalance.cli import app
-from spacy_imbalance.pipeline.tagging.thresholds import search_thresholds
+from spacy_imbalance.evaluation.thresholds.two_task import search_thresholds
 
 TRAIN_DATA = [
     ("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]),

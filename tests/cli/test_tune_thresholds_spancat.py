@@ -20,7 +20,7 @@ from spacy.util import load_config
 from typer.testing import CliRunner
 
 from spacy_imbalance.cli import app
-from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
+from spacy_imbalance.evaluation.thresholds.spans import set_span_thresholds
 
 DEV = [("I like London and Paris .", [(7, 13, "LOC"), (18, 23, "LOC")]), ("Talk to Kate .", [(8, 12, "PER")])]
 NAME = "sampled_spancat"

@@ -579,7 +579,7 @@ def test_empty_thresholds_are_null(trained):
 @pytest.fixture
 def thresholded(trained):
     """A copy of the trained pipeline with thresholds low enough to change its spans."""
-    from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
+    from spacy_imbalance.evaluation.thresholds.spans import set_span_thresholds
 
     nlp, _, _ = trained
     copy = make_nlp().from_bytes(nlp.to_bytes())
@@ -611,7 +611,7 @@ def test_thresholds_round_trip_through_disk_and_config(trained, thresholded, tmp
 
 
 def test_thresholds_back_to_null_round_trip(thresholded, tmp_path):
-    from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
+    from spacy_imbalance.evaluation.thresholds.spans import set_span_thresholds
 
     set_span_thresholds(thresholded, "sampled_spancat", None)
     thresholded.to_disk(tmp_path / "model")
@@ -637,7 +637,7 @@ def test_threshold_for_an_unknown_label_fails_at_initialize():
 
 
 def test_threshold_for_an_unknown_label_fails_when_set(trained):
-    from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
+    from spacy_imbalance.evaluation.thresholds.spans import set_span_thresholds
 
     nlp, _, _ = trained
     with pytest.raises(ValueError, match=r"thresholds has labels 'GPE', 'ORG' that the component does not know; its labels: LOC, PER"):

@@ -5,7 +5,7 @@ the docs (fake cupy)."""
 import pytest
 from spacy.language import Language
 
-from spacy_imbalance.spans.thresholds.tuning import set_span_thresholds
+from spacy_imbalance.evaluation.thresholds.spans import set_span_thresholds
 
 from .test_sampled_spancat import SAMPLERS, make_nlp
 from .test_token_ner import TRAIN_DATA, make_examples, pred_ents

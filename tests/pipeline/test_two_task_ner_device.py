@@ -6,7 +6,7 @@ import pytest
 from spacy.language import Language
 
 from spacy_imbalance.models.two_task_tagger import get_alpha
-from spacy_imbalance.pipeline.tagging.thresholds import component_inputs
+from spacy_imbalance.evaluation.thresholds.two_task import component_inputs
 
 from .test_token_ner import TRAIN_DATA, make_examples, pred_ents
 from .test_two_task_ner import LOSS_MODES, NAME, NEW_TEXTS, TYPINGS, make_nlp

@@ -7,7 +7,7 @@ from thinc.api import NumpyOps
 
 from spacy_imbalance.spans.candidates import enumerate_candidates
 from spacy_imbalance.spans.decoding import entity_candidates, greedy_non_overlapping
-from spacy_imbalance.spans.thresholds.rule import threshold_vector
+from spacy_imbalance.decisions.thresholds import threshold_vector
 
 CLASSES = ["O", "LOC", "PER"]
 

@@ -17,6 +17,9 @@ candidates (gold class O) the loss sees. Unsampled negatives get no gradient.
 * ``top_negatives.v2(ratio)``: Top-Neg with the similarity on the scoring head's hidden layer,
   as in the authors' code.
 
+``menu``: the samplers by the name the command line takes, the one list
+that ``init-config --sampler`` and ``missampling --sampler`` read.
+
 Sampling draws its random keys from a generator the component seeds at
 initialize from the global random state, which ``spacy train`` fixes from
 ``[training] seed``: the same seed gives the same samples.

@@ -9,17 +9,15 @@ run: ``reached`` is the share of masked entities drawn in the first epoch,
 ``reached_over_epochs`` the share drawn at least once in ``epochs`` (the
 same draws for a sampler that keeps one draw per sentence).
 """
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import numpy
 from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..corpus.masking.masking import check_probability, mask_entities
-from .negatives import NegativeSampler, make_generator
-
-if TYPE_CHECKING:
-    from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..spans.negatives import NegativeSampler, make_generator
 
 MASKED_KEY = "masked"
 DocsPreparer = Callable[[List[Doc]], List[Doc]]
@@ -83,7 +81,7 @@ def masked_examples(
 
 
 def measure_missampling(
-    pipe: "SampledSpanCategorizer",
+    pipe: SampledSpanCategorizer,
     sampler: NegativeSampler,
     docs: Sequence[Doc],
     p_values: Iterable[float],
@@ -158,7 +156,7 @@ def measure_missampling(
     return results
 
 
-def _masked_hits(pipe: "SampledSpanCategorizer", masked: Optional[numpy.ndarray], negatives: numpy.ndarray):
+def _masked_hits(pipe: SampledSpanCategorizer, masked: Optional[numpy.ndarray], negatives: numpy.ndarray):
     """(which candidates are masked entities, which of them were drawn), on the host."""
     ops = pipe.model.ops
     if masked is None:

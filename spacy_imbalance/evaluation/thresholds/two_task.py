@@ -2,8 +2,10 @@
 
 AUC training ranks entity tokens above the rest without calibrating the
 sigmoid scores, so 0.5 is an arbitrary cut. The pipeline runs once; every
-(entity, begin) threshold pair of the grid (``spans.thresholds.grid``) is then
-decoded and scored with the same matching rules as ``spacy-imbalance evaluate``.
+(entity, begin) threshold pair of the grid (``evaluation.thresholds.grid``) is
+then decoded and scored with the same matching rules as ``spacy-imbalance
+evaluate``. The pair a component fits while it trains is
+``pipeline.tagging.fitted_thresholds``'s.
 """
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
@@ -14,22 +16,21 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from tqdm import tqdm
 
+from ...decisions.thresholds import ThresholdPair
+from ...pipeline.tagging.two_task import make_spans
 from ...scorers.aggregate import scores_dict
 from ...scorers.counts import ents_counts
-from ...spans.matching import check_gold
-from ...spans.thresholds.grid import default_grid
-from .two_task import make_spans
-
-Thresholds = Tuple[float, float]
+from ..matching import check_gold
+from .grid import default_grid
 
 
 @dataclass
 class ThresholdSearch:
     grid: List[float]
     macro_f: numpy.ndarray  # len(grid) x len(grid): entity threshold x begin threshold
-    best: Thresholds
+    best: ThresholdPair
     best_macro_f: float
-    current: Thresholds  # the thresholds the component carried
+    current: ThresholdPair  # the thresholds the component carried
     current_macro_f: float
 
     @property
@@ -93,7 +94,7 @@ def search_thresholds(
     return ThresholdSearch(grid, macro_f, (grid[i], grid[j]), float(macro_f[i, j]), current, float(score(*current)))
 
 
-def set_pipeline_thresholds(nlp: Language, name: str, thresholds: Thresholds) -> None:
+def set_pipeline_thresholds(nlp: Language, name: str, thresholds: ThresholdPair) -> None:
     """Give the component new thresholds, in its ``cfg`` and in the pipeline
     config: ``nlp.to_disk`` writes config.cfg from the latter, and a pipeline
     assembled or trained on from that config.cfg would otherwise get the old

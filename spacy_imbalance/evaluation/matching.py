@@ -22,7 +22,7 @@ import numpy
 from spacy.tokens import Doc
 
 from ..scorers.counts import FN, FP, TP
-from .decoding import greedy_non_overlapping
+from ..spans.decoding import greedy_non_overlapping
 from .predictions import SpanPredictions
 
 Gold = Tuple[str, int, int]  # label, global start, exclusive end

@@ -9,10 +9,10 @@ from spacy.tokens import DocBin
 from spacy.util import registry
 from thinc.api import Config
 
-from spacy_imbalance.spans.thresholds.on_save import create_tuned_thresholds_v1
+from spacy_imbalance.evaluation.thresholds.on_save import create_tuned_thresholds_v1
 
-from ..scripted import NAME, gold_doc, scripted_nlp
-from .test_tuning import GOLD, LABELS, TABLE
+from ...spans.scripted import NAME, gold_doc, scripted_nlp
+from .test_spans import GOLD, LABELS, TABLE
 
 
 @pytest.fixture

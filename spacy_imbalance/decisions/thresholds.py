@@ -1,18 +1,29 @@
-"""The decision rule of per-label thresholds and the checks of their values.
+"""The decision rule of thresholds and the checks of their values, for both
+components that decide with them. The thresholds' two other homes: the fit
+during training (``pipeline/tagging/fitted_thresholds``) and the search on
+dev data (``evaluation/thresholds/``).
 
-For each candidate, l is its most probable entity label and p(l) its
-probability (``spans.scoring.best_entity``). Without a threshold for l the
-argmax rule decides: l is predicted when it beats O. With one, l is
-predicted when p(l) >= thresholds[l], even where O is more probable. The
-component applies the rule on the device when it annotates; the threshold
-search applies the same rule on the host to predictions made once.
+sampled_spancat's per-label thresholds: for each candidate, l is its most
+probable entity label and p(l) its probability (``spans.scoring.best_entity``).
+Without a threshold for l the argmax rule decides: l is predicted when it
+beats O. With one, l is predicted when p(l) >= thresholds[l], even where O
+is more probable. The component applies the rule on the device when it
+annotates; the threshold search applies the same rule on the host to
+predictions made once (``predicted``).
+
+two_task_ner's threshold pair: an entity and a begin threshold on sigmoid
+scores (Algorithm 1, ``pipeline.tagging.two_task.decide``), each fixed in
+(0, 1) or None, fitted during training.
 """
 import numbers
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy
 
+# sampled_spancat: label -> threshold on p(label)
 Thresholds = Dict[str, float]
+# two_task_ner: (entity threshold, begin threshold)
+ThresholdPair = Tuple[float, float]
 # a label's threshold meaning "keep the argmax rule": above every probability
 ARGMAX = 2.0
 
@@ -32,10 +43,10 @@ def threshold_vector(classes: Sequence[str], thresholds: Thresholds) -> numpy.nd
     return numpy.asarray([thresholds.get(label, ARGMAX) for label in classes], dtype="float32")
 
 
-def check_thresholds(thresholds: Optional[Thresholds], prefix: str) -> Optional[Thresholds]:
-    """The thresholds as {label: float} in label order, or None for none
-    (an empty dict decides as None does). Each must be in (0, 1): at 0 every
-    candidate would be an entity, and p(l) never exceeds 1."""
+def check_label_thresholds(thresholds: Optional[Thresholds], prefix: str) -> Optional[Thresholds]:
+    """sampled_spancat's thresholds as {label: float} in label order, or None
+    for none (an empty dict decides as None does). Each must be in (0, 1): at
+    0 every candidate would be an entity, and p(l) never exceeds 1."""
     if thresholds is None:
         return None
     if not isinstance(thresholds, dict):
@@ -68,3 +79,16 @@ def check_threshold_labels(thresholds: Optional[Thresholds], labels: Sequence[st
             f"{', '.join(map(repr, unknown))} that the component does not know; its labels: "
             f"{', '.join(labels) if labels else '(none yet)'}"
         )
+
+
+def check_threshold_pair(en_threshold: Optional[float], be_threshold: Optional[float], prefix: str) -> None:
+    """two_task_ner's entity and begin thresholds: each a number in (0, 1),
+    or None (fitted during training)."""
+    for setting, value in (("en_threshold", en_threshold), ("be_threshold", be_threshold)):
+        if value is None:  # fitted during training
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
+            raise ValueError(
+                f"{prefix}: {setting} is a decision threshold on a sigmoid score, in (0, 1), or null to fit it "
+                f"on held-out training sentences; got {value!r}"
+            )

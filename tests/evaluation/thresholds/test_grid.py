@@ -2,7 +2,7 @@
 errors that name them, and a grid given as values."""
 import pytest
 
-from spacy_imbalance.spans.thresholds.grid import MIN_STEP, check_grid, default_grid
+from spacy_imbalance.evaluation.thresholds.grid import MIN_STEP, check_grid, default_grid
 
 
 def test_default_grid():

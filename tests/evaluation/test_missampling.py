@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.masking.masking import mask_entities
-from spacy_imbalance.spans.missampling import measure_missampling
+from spacy_imbalance.evaluation.missampling import measure_missampling
 from spacy_imbalance.spans.negatives import AllNegatives, TopNegatives
 
 WORDS = [["Kate", "met", "Bob", "in", "Rome"], ["Ann", "left"], ["nothing", "here"]]
@@ -225,7 +225,7 @@ def test_over_epochs_a_fresh_draw_reaches_more_masked_entities_and_a_kept_draw_n
     import spacy
     from spacy.tokens import Doc, Span
 
-    from spacy_imbalance.spans.missampling import measure_missampling
+    from spacy_imbalance.evaluation.missampling import measure_missampling
     from spacy_imbalance.spans.negatives import UniformNegatives, UniformNegativesV2
 
     nlp = spacy.blank("en")

@@ -4,7 +4,7 @@ kept on the host.
 A threshold search decodes the dev set hundreds of times and a reliability
 table reads each decoded span's probabilities once; neither needs the
 model again. Per batch the component's logits are reduced on the device to
-what the decision reads (``scoring.best_entity``: the most probable entity
+what the decision reads (``spans.scoring.best_entity``: the most probable entity
 label, its probability, whether it is the argmax, and p(O)), for the
 candidates that pass a floor only, and copied to the host in one transfer.
 """
@@ -17,7 +17,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.types import Floats2d
 
-from .scoring import Choice, best_entity, score_spans
+from ..decisions.softmax import probability_of
+from ..spans.scoring import Choice, best_entity
+from .scoring import score_spans
 
 
 @dataclass
@@ -52,7 +54,7 @@ def predict_spans(
 ) -> SpanPredictions:
     """The pipeline up to ``component`` (a ``sampled_spancat``, checked by
     ``span_component``) on copies of the gold docs' tokens, then the
-    component's model (``scoring.score_spans``), keeping every candidate
+    component's model (``evaluation.scoring.score_spans``), keeping every candidate
     whose best entity probability is at least ``floor`` or whose argmax
     class is an entity: no threshold >= ``floor`` and no argmax rule can
     predict any other."""
@@ -90,7 +92,7 @@ def _decision_inputs(xp: Any, logits: Floats2d, *, floor: float) -> Choice:
     """Per candidate that passes ``floor``: its best entity label, p(label),
     p(O) and whether the label is the argmax."""
     label, confidence, is_argmax = best_entity(xp, logits)
-    p_o = (1.0 / xp.exp(logits - logits[:, :1]).sum(axis=1)).astype("float32")
+    p_o = probability_of(xp, logits, 0)
     # float32 on both sides, as the component compares a probability with its threshold
     keep = xp.nonzero((confidence >= numpy.float32(floor)) | is_argmax)[0]
     return Choice(keep, {"label": label[keep], "confidence": confidence[keep], "p_o": p_o[keep], "is_argmax": is_argmax[keep]})

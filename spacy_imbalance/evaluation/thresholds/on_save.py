@@ -7,7 +7,7 @@ users with a complete dev set who want them without a second command:
 
 At every save (model-last at each evaluation, model-best copied from it)
 each ``sampled_spancat`` of the pipeline gets the thresholds the search of
-``tune-thresholds`` finds on ``path`` (``spans.thresholds.tuning``), and
+``tune-thresholds`` finds on ``path`` (``evaluation.thresholds.spans``), and
 the saved pipeline decides with them. The model being trained keeps its own
 decision rule, so the checkpoint is still chosen on untuned dev scores: a
 search on the same dev set at every evaluation would otherwise choose the
@@ -27,7 +27,7 @@ from ...corpus.docs_io import load_docs
 from ...pipeline.sampled_spancat import SampledSpanCategorizer
 from ...training.saving import save_atomically
 from .grid import default_grid
-from .tuning import DEFAULT_MIN_GAIN, tune_span_thresholds
+from .spans import DEFAULT_MIN_GAIN, tune_span_thresholds
 
 logger = logging.getLogger("spacy")
 SETTING = "[training.before_to_disk]"

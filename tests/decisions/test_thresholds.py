@@ -1,9 +1,17 @@
-"""The decision rule of per-label thresholds and the checks of their values
-(the component's use of them: tests/pipeline/test_sampled_spancat.py)."""
+"""The decision rule of per-label thresholds and the checks of the values of
+both components' thresholds (the components' use of them:
+tests/pipeline/test_sampled_spancat.py, tests/pipeline/test_two_task_ner.py)."""
 import numpy
 import pytest
 
-from spacy_imbalance.spans.thresholds.rule import ARGMAX, check_threshold_labels, check_thresholds, predicted, threshold_vector
+from spacy_imbalance.decisions.thresholds import (
+    ARGMAX,
+    check_label_thresholds,
+    check_threshold_labels,
+    check_threshold_pair,
+    predicted,
+    threshold_vector,
+)
 
 
 def test_a_label_without_a_threshold_keeps_the_argmax_rule():
@@ -17,13 +25,13 @@ def test_a_label_without_a_threshold_keeps_the_argmax_rule():
 
 
 def test_threshold_values_are_checked_and_read_back_exactly():
-    assert check_thresholds(None, "x") is None and check_thresholds({}, "x") is None
-    assert check_thresholds({"PER": 0.30000000000000004, "LOC": 1e-3}, "x") == {"LOC": 0.001, "PER": 0.3}
+    assert check_label_thresholds(None, "x") is None and check_label_thresholds({}, "x") is None
+    assert check_label_thresholds({"PER": 0.30000000000000004, "LOC": 1e-3}, "x") == {"LOC": 0.001, "PER": 0.3}
     with pytest.raises(ValueError, match=r"x: thresholds must be a dict of label -> threshold in \(0, 1\), or null; got 0.5"):
-        check_thresholds(0.5, "x")
+        check_label_thresholds(0.5, "x")
     for value in (0, 1, True, "0.5", float("nan")):
         with pytest.raises(ValueError, match=r"x: thresholds\['LOC'\] is a decision threshold on the label's probability"):
-            check_thresholds({"LOC": value}, "x")
+            check_label_thresholds({"LOC": value}, "x")
 
 
 def test_thresholds_for_unknown_labels_are_named():
@@ -33,3 +41,13 @@ def test_thresholds_for_unknown_labels_are_named():
         check_threshold_labels({"ORG": 0.5}, ["LOC"], "x")
     with pytest.raises(ValueError, match=r"thresholds has labels 'GPE', 'ORG' .* its labels: \(none yet\)"):
         check_threshold_labels({"ORG": 0.5, "GPE": 0.5}, [], "x")
+
+
+def test_two_task_threshold_pair_is_checked_apart_from_label_thresholds():
+    check_threshold_pair(None, 0.3, "x")  # None: fitted during training
+    check_threshold_pair(0.5, None, "x")
+    for value in (0, 1.0, True, "0.5", float("nan")):
+        with pytest.raises(ValueError, match=r"x: be_threshold is a decision threshold on a sigmoid score, in \(0, 1\), or null"):
+            check_threshold_pair(0.5, value, "x")
+    with pytest.raises(ValueError, match=r"x: en_threshold is a decision threshold on a sigmoid score"):
+        check_threshold_pair(-0.1, None, "x")

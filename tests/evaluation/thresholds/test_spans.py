@@ -8,10 +8,10 @@ import pytest
 import spacy
 from spacy.tokens import Doc, Span
 
-from spacy_imbalance.spans.matching import DevMatcher
-from spacy_imbalance.spans.predictions import SpanPredictions
-from spacy_imbalance.spans.thresholds.grid import check_grid, default_grid
-from spacy_imbalance.spans.thresholds.tuning import (
+from spacy_imbalance.evaluation.matching import DevMatcher
+from spacy_imbalance.evaluation.predictions import SpanPredictions
+from spacy_imbalance.evaluation.thresholds.grid import check_grid, default_grid
+from spacy_imbalance.evaluation.thresholds.spans import (
     dev_matcher,
     score_thresholds,
     search_thresholds,
@@ -20,7 +20,7 @@ from spacy_imbalance.spans.thresholds.tuning import (
 )
 
 from ...device import device
-from ..scripted import NAME, examples, gold_doc, scripted_nlp
+from ...spans.scripted import NAME, examples, gold_doc, scripted_nlp
 
 LABELS = ("LOC", "PER", "RARE")
 # (O, LOC, PER, RARE). RARE loses to O on both gold spans (0.37, 0.32);
