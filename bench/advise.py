@@ -66,7 +66,10 @@ def validate(
     root: Path, corpus: str, p: float, budget: float, workers: int, seeds: List[int], max_steps: Optional[int], work: Path
 ) -> Dict[str, Any]:
     """advise on the setting's training set, and its recommendation against
-    the full benchmark's best method (paired bootstrap on test)."""
+    the full benchmark's best method (paired bootstrap on test), with where,
+    when and how it ran."""
+    from spacy_imbalance.sweeps import run_provenance
+
     folder = work / f"{corpus}-{tag(p)}"
     out = folder / "advice"
     train = train_file(root, corpus, p, folder)
@@ -92,6 +95,7 @@ def validate(
         "test_macro_f": {method: round(value, 4) for method, value in sorted(means.items(), key=lambda kv: -kv[1])},
         "recommended_minus_best": diff, "within_interval": passed, "seeds": seeds,
         "advise_ranking": [{"name": r["name"], "dev_macro_f": r["mean"]} for r in advice["ranking"]],
+        "provenance": run_provenance(-1, root),
     }
 
 

@@ -24,8 +24,8 @@ Scores = Dict[str, Dict[str, float]]
 def run_variants(model: Path, dev: List[Any], test: List[Any], component: str) -> Scores:
     import spacy
 
-    from spacy_imbalance.spans.thresholds.grid import default_grid
-    from spacy_imbalance.spans.thresholds.tuning import dev_matcher, score_thresholds, search_thresholds
+    from spacy_imbalance.evaluation.thresholds.grid import default_grid
+    from spacy_imbalance.evaluation.thresholds.spans import dev_matcher, score_thresholds, search_thresholds
 
     nlp = spacy.load(model)
     grid = default_grid(0.05)

@@ -83,8 +83,11 @@ def record_run(
 ) -> Dict[str, Any]:
     """A finished run's report with what the benchmark resumes and compares
     on, and where it ran, written back to its metrics file; ``name`` is the
-    run's (<config> or <config>-<tag>, as its file is named)."""
+    run's (<config> or <config>-<tag>, as its file is named). Its provenance
+    is the trial's (measured where it trained, its threads included), else
+    measured here, with this process's command line and the overrides."""
     from spacy_imbalance.sweeps import run_provenance
+    from spacy_imbalance.sweeps.provenance import command_record
 
     report.update(
         {
@@ -99,7 +102,11 @@ def record_run(
             "budget": budget,
             "overrides": overrides,
             "gpu_id": gpu_id,
-            "provenance": run_provenance(gpu_id, root),
+            # a Ray worker's own command line says nothing of the run: this process's does
+            "provenance": {
+                **(report.get("provenance") or run_provenance(gpu_id, root)),
+                "command": command_record(with_seed(overrides, seed)),
+            },
             # counted after training, so that it never takes a core from the timed runs
             **(size or train_set_size(root, config, corpus, seed, overrides)),
             **missampling_record(Path(trial.output) / "model-last"),

@@ -123,14 +123,47 @@ def infer_child(model: Path, corpus: Path, batch_size: int, repeats: int, gpu_id
             "infer_peak_gpu_mib": peak_gpu_mib(gpu_id), "infer_off_gpu": not_on_gpu}
 
 
+RATIO_KEYS = ("train_wps", "infer_wps", "train_peak_rss_mib", "infer_peak_rss_mib")
+
+
+def combine_rounds(rounds: Dict[str, List[Dict[str, Any]]], baseline: str) -> Dict[str, Dict[str, Any]]:
+    """Each config's measurements over interleaved rounds, as one result: the
+    median of every number, and each ratio as the median of the per-round
+    ratios against the baseline's measurement of the same round (a machine that
+    slows down for a while slows both sides of a round), with their range.
+    Rounds the baseline lacks (it failed, or the run stopped) give no ratio."""
+    import statistics
+
+    combined: Dict[str, Dict[str, Any]] = {}
+    base_rounds = rounds.get(baseline, [])
+    for config, measured in rounds.items():
+        if not measured:
+            continue
+        numeric = [key for key, value in measured[0].items() if isinstance(value, (int, float)) and not isinstance(value, bool)]
+        result: Dict[str, Any] = {key: statistics.median(m[key] for m in measured) for key in numeric}
+        result.update({key: value for key, value in measured[0].items() if key not in numeric})
+        pairs = list(zip(measured, base_rounds))
+        if pairs:
+            per_round = {key: [m[key] / b[key] for m, b in pairs] for key in RATIO_KEYS}
+            result["ratios"] = {key: statistics.median(values) for key, values in per_round.items()}
+            result["ratio_ranges"] = {key: [min(values), max(values)] for key, values in per_round.items()}
+        result["rounds"] = measured
+        combined[config] = result
+    return combined
+
+
 def write_results(results: Dict[str, Dict[str, Any]], configs: List[str], corpus: str, steps: int, warmup: int, batch_words: int, batch_size: int,
           repeats: int, seed: int, gpu_id: int, overrides: Dict[str, Any], out_dir: Path, name: str) -> List[str]:
     configs = [config for config in configs if config in results]
+    # with rounds, a config the baseline has no round beside has no ratio yet
+    configs = configs[:1] + [config for config in configs[1:] if "ratios" in results[config] or "rounds" not in results[config]]
     base = results[configs[0]]
+    n_rounds = max(len(results[config].get("rounds", [None])) for config in configs)
     device = f"GPU {gpu_id}" if gpu_id >= 0 else "CPU"
     lines = [
         f"Speed and memory on corpus/{corpus}, {device} ({steps} training steps of ~{batch_words} words after {warmup} warm-up; "
-        f"inference over test, batch {batch_size}, best of {repeats}); ratios against {configs[0]}.",
+        f"inference over test, batch {batch_size}, best of {repeats}); ratios against {configs[0]}"
+        + (f", each the median of {n_rounds} interleaved rounds (range in brackets)." if n_rounds > 1 else "."),
         "",
         "| config | train words/s | ratio | inference words/s | ratio | peak RSS train (MiB) | ratio | peak RSS inference (MiB) | ratio |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -138,20 +171,27 @@ def write_results(results: Dict[str, Dict[str, Any]], configs: List[str], corpus
     if gpu_id >= 0:
         lines[2] = lines[2][:-1] + " peak GPU train (MiB) | peak GPU inference (MiB) |"
         lines[3] += "---|---|"
-    for config, r in results.items():
-        r["ratios"] = {key: r[key] / base[key] for key in ("train_wps", "infer_wps", "train_peak_rss_mib", "infer_peak_rss_mib")}
-        q = r["ratios"]
-        line = (f"| {config} | {r['train_wps']:.0f} | {q['train_wps']:.2f} | {r['infer_wps']:.0f} | {q['infer_wps']:.2f} | "
-                f"{r['train_peak_rss_mib']:.0f} | {q['train_peak_rss_mib']:.2f} | {r['infer_peak_rss_mib']:.0f} | {q['infer_peak_rss_mib']:.2f} |")
+    for config in configs:
+        r = results[config]
+        if "rounds" not in r:  # one measurement: the ratio is its own
+            r["ratios"] = {key: r[key] / base[key] for key in RATIO_KEYS}
+        q, spans = r["ratios"], r.get("ratio_ranges", {})
+
+        def ratio(key: str) -> str:
+            low_high = spans.get(key)
+            return f"{q[key]:.2f}" + (f" [{low_high[0]:.2f}, {low_high[1]:.2f}]" if low_high and len(r["rounds"]) > 1 else "")
+
+        line = (f"| {config} | {r['train_wps']:.0f} | {ratio('train_wps')} | {r['infer_wps']:.0f} | {ratio('infer_wps')} | "
+                f"{r['train_peak_rss_mib']:.0f} | {ratio('train_peak_rss_mib')} | {r['infer_peak_rss_mib']:.0f} | {ratio('infer_peak_rss_mib')} |")
         if gpu_id >= 0:
             line += f" {r['train_peak_gpu_mib']:.0f} | {r['infer_peak_gpu_mib']:.0f} |"
         lines.append(line)
     settings = {"steps": steps, "warmup": warmup, "batch_words": batch_words, "batch_size": batch_size, "repeats": repeats, "seed": seed,
-                "device": device, "overrides": overrides}
+                "device": device, "overrides": overrides, "rounds": n_rounds}
     from spacy_imbalance.sweeps import run_provenance
 
     # where it ran: a GPU's name, driver, CUDA and CuPy, and the CPU cores the process had
-    provenance = run_provenance(gpu_id)
+    provenance = run_provenance(gpu_id, overrides=overrides)
     lines[0] += f" Ran on {device_words(provenance)}."
     (out_dir / f"{name}.json").write_text(json.dumps({"corpus": corpus, "baseline": configs[0], "settings": settings, "provenance": provenance, "results": results}, indent=2))
     (out_dir / f"{name}.md").write_text("\n".join(lines) + "\n")

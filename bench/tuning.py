@@ -37,6 +37,8 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
     """Tune training/<corpus>/<run>-s<seed>/model-best on dev into
     model-tuned and evaluate it on test into metrics/<corpus>/<run>-tuned-s<seed>.json
     (skipped when tuned before from the same training run)."""
+    from spacy_imbalance.sweeps.provenance import command_record
+
     model = root / "training" / corpus / f"{run}-s{seed}" / "model-best"
     source = root / "metrics" / corpus / f"{run}-s{seed}.json"
     metrics = root / "metrics" / corpus / f"{run}-tuned-s{seed}.json"
@@ -69,7 +71,9 @@ def tune_one(root: Path, corpus: str, run: str, seed: int, step: float, gpu_id: 
         calibration = srsly.read_json(model.parent / "calibration" / "calibration.json")
         report["ece"] = {name: table["ece"] for name, table in calibration["reliability"].items()}
         shown = ", ".join(f"{label} {value:.2f}" for label, value in sorted(thresholds.items())) or "argmax kept"
-    report.update({"tuned_from": str(model), "thresholds": thresholds})
+    # the evaluation's provenance, with this command: the one that tunes and scores again
+    report.update({"tuned_from": str(model), "thresholds": thresholds,
+                   "provenance": {**report.get("provenance", {}), "command": command_record()}})
     srsly.write_json(metrics, report, indent=0)
     print(f"{corpus} {run} seed {seed}: thresholds {shown}, "
           f"test macro-F1 {100 * original['macro']['f']:.1f} -> {100 * report['macro']['f']:.1f}", flush=True)

@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Tuple
 import typer
 
 from bench.options import only_names
-from bench.speed import infer_child, train_child, write_results
+from bench.speed import combine_rounds, infer_child, train_child, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,6 +51,7 @@ def main(
     batch_words: int = typer.Option(1000, "--batch-words", help="Words per training batch"),
     batch_size: int = typer.Option(128, "--batch-size", help="Docs per nlp.pipe batch"),
     repeats: int = typer.Option(3, "--repeats", help="Inference passes; the fastest counts"),
+    rounds: int = typer.Option(1, "--rounds", help="Measure every config this many times, the configs in turn (rotated each round so none is always first); ratios are the median over rounds of each round's ratio, with their range"),
     seed: int = typer.Option(0, "--seed"),
     profile: bool = typer.Option(False, "--profile", help="Write cProfile top functions of each training run"),
     only: str = typer.Option("", "--only", help="Comma-separated configs to measure (a quick pass, as benchmark.py --only); empty: all"),
@@ -96,25 +97,31 @@ def main(
             "model": str(model), "corpus": str(corpus_dir), "batch_size": batch_size, "repeats": repeats, "gpu_id": gpu_id})])
         return train, infer
 
+    if rounds < 1:
+        raise typer.BadParameter(f"must be at least 1, got {rounds}", param_hint="--rounds")
     lines: List[str] = []
+    measured: Dict[str, List[Dict[str, Any]]] = {config: [] for config in configs}
     with tempfile.TemporaryDirectory() as tmp:
-        for config in configs:
-            model = Path(tmp) / config.replace("/", "_")
-            profile_out = str(out_dir / f"speed_profile_{config.replace('/', '_')}.txt") if profile else ""
-            typer.echo(f"{config}: training {steps} steps ...")
-            try:
-                train, infer = measure(config, model, profile_out)
-            except SystemExit as error:  # a config that fails is reported; the others are still measured
-                typer.echo(f"{config}: failed: {error}", err=True)
-                continue
-            results[config] = {**train, **infer}
-            # written after every config: a run cut short keeps what it measured
-            lines = write_results(results, configs, corpus, steps, warmup, batch_words, batch_size, repeats, seed, gpu_id, overrides, out_dir, name)
-            off = train.get("train_off_gpu", []) + infer.get("infer_off_gpu", [])
-            typer.echo(f"{config}: train {train['train_wps']:.0f} words/s, inference {infer['infer_wps']:.0f} words/s, "
-                       f"peak RSS {train['train_peak_rss_mib']:.0f} / {infer['infer_peak_rss_mib']:.0f} MiB"
-                       + (f", peak GPU {train['train_peak_gpu_mib']:.0f} / {infer['infer_peak_gpu_mib']:.0f} MiB" if gpu_id >= 0 else "")
-                       + (f", NOT ON THE GPU: {off}" if off else ""))
+        for round_ in range(rounds):
+            for config in configs[round_ % len(configs):] + configs[:round_ % len(configs)]:
+                model = Path(tmp) / config.replace("/", "_")
+                # the profile of the first round only: profiling slows the run it watches
+                profile_out = str(out_dir / f"speed_profile_{config.replace('/', '_')}.txt") if profile and round_ == 0 else ""
+                typer.echo(f"{config}: training {steps} steps" + (f" (round {round_ + 1} of {rounds})" if rounds > 1 else "") + " ...")
+                try:
+                    train, infer = measure(config, model, profile_out)
+                except SystemExit as error:  # a config that fails is reported; the others are still measured
+                    typer.echo(f"{config}: failed: {error}", err=True)
+                    continue
+                measured[config].append({**train, **infer})
+                results = combine_rounds(measured, configs[0]) if rounds > 1 else {c: m[0] for c, m in measured.items() if m}
+                # written after every measurement: a run cut short keeps what it measured
+                lines = write_results(results, configs, corpus, steps, warmup, batch_words, batch_size, repeats, seed, gpu_id, overrides, out_dir, name)
+                off = train.get("train_off_gpu", []) + infer.get("infer_off_gpu", [])
+                typer.echo(f"{config}: train {train['train_wps']:.0f} words/s, inference {infer['infer_wps']:.0f} words/s, "
+                           f"peak RSS {train['train_peak_rss_mib']:.0f} / {infer['infer_peak_rss_mib']:.0f} MiB"
+                           + (f", peak GPU {train['train_peak_gpu_mib']:.0f} / {infer['infer_peak_gpu_mib']:.0f} MiB" if gpu_id >= 0 else "")
+                           + (f", NOT ON THE GPU: {off}" if off else ""))
     typer.echo("\n".join(lines))
 
 if __name__ == "__main__":

@@ -34,3 +34,46 @@ def test_benchmark_only_selecting_nothing_returns_at_once(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout == "--only nothing: no run of this benchmark is selected\n"
     assert not (tmp_path / "metrics").exists()
+
+
+def _git(folder, *args):
+    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+
+def test_migrate_fingerprints_logs_each_change_and_leaves_every_other_field(tmp_path, monkeypatch):
+    """A record's fingerprint is changed by this script only, each change
+    printed and logged (file, old, new); --dry-run writes nothing."""
+    import hashlib
+    import json
+
+    from scripts import migrate_fingerprints
+    from spacy_imbalance.init_config import config_fingerprint
+
+    # the same settings, compared without filling every default (spaCy's fill-config: seconds a call)
+    monkeypatch.setattr(migrate_fingerprints, "filled", config_fingerprint)
+
+    text = (ROOT / "configs" / "ner.cfg").read_text(encoding="utf8")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "ner.cfg").write_text(text, encoding="utf8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c")
+    (tmp_path / "configs" / "ner.cfg").write_text("# the same settings, written again\n" + text, encoding="utf8")
+    old = hashlib.sha256(text.encode("utf8")).hexdigest()  # a record from before fingerprints: the file's SHA-256
+    record = tmp_path / "metrics" / "c" / "ner-s0.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"config": "ner", "config_sha256": old, "macro": {"f": 0.3}}), encoding="utf8")
+    log = tmp_path / "metrics" / "fingerprint_migrations.tsv"
+
+    migrate_fingerprints.main(commit="HEAD", dry_run=True, log=migrate_fingerprints.LOG, root=tmp_path)
+    assert json.loads(record.read_text(encoding="utf8"))["config_sha256"] == old and not log.exists()
+
+    migrate_fingerprints.main(commit="HEAD", dry_run=False, log=migrate_fingerprints.LOG, root=tmp_path)
+    new = config_fingerprint(text)
+    assert json.loads(record.read_text(encoding="utf8")) == {"config": "ner", "config_sha256": new, "macro": {"f": 0.3}}
+    lines = log.read_text(encoding="utf8").splitlines()
+    assert lines[0] == "time_utc\tcommit\tfile\told\tnew"
+    assert lines[1].split("\t")[1:] == ["HEAD", "metrics/c/ner-s0.json", old, new] and len(lines) == 2
+    # run again: nothing left to change, nothing logged
+    migrate_fingerprints.main(commit="HEAD", dry_run=False, log=migrate_fingerprints.LOG, root=tmp_path)
+    assert len(log.read_text(encoding="utf8").splitlines()) == 2

@@ -27,6 +27,13 @@ def rounded(value: Any) -> Any:
     return value
 
 
+def setting_record(setting: Setting, report: Dict[str, Any]) -> Dict[str, Any]:
+    """A setting's report, its numbers rounded, with where, when and how it ran."""
+    from spacy_imbalance.sweeps import run_provenance
+
+    return {**rounded(report), "provenance": run_provenance(setting.gpu_id)}
+
+
 def validate(setting: Setting) -> Dict[str, Any]:
     """Every step for one setting (those done before are skipped); the
     setting's report."""
@@ -62,7 +69,7 @@ def validate(setting: Setting) -> Dict[str, Any]:
     write_docbin(restored_docs, restored_path)
     reports = restore_runs(setting, masked_path, restored_path, timer)
     prune(setting.work / f"{setting.corpus}{setting.limit_tag}-reference-s{setting.seed}")
-    return rounded({
+    return setting_record(setting, {
         "corpus": setting.corpus,
         "p": setting.p,
         "seed": setting.seed,
@@ -121,4 +128,4 @@ def review(setting: Setting) -> Dict[str, Any]:
     truth = [(i, s.start, s.end, s.label_) for i, doc in enumerate(docs) for s in doc.spans.get(MASKED_KEY, [])]
     ranked = [span for span, _ in read_scored_spans(audit / "scored_spans.tsv")]
     report = review_step(setting, docs, masked_path, ranked, truth, timer)
-    return rounded({"corpus": setting.corpus, "p": setting.p, "seed": setting.seed, **report, "seconds": timer.seconds})
+    return setting_record(setting, {"corpus": setting.corpus, "p": setting.p, "seed": setting.seed, **report, "seconds": timer.seconds})

@@ -34,6 +34,7 @@ def trial_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
 def run(root: Path, name: str, spec: Dict[str, Any], corpus: Path, folder: Path) -> Optional[Dict[str, Any]]:
     from spacy_imbalance.init_config import config_fingerprint
     from spacy_imbalance.sweeps import Trial, run_trial
+    from spacy_imbalance.sweeps.provenance import command_record
 
     config = root / "configs" / f"{spec['config']}.cfg"
     sha = config_fingerprint(config.read_text(encoding="utf8"))
@@ -55,7 +56,8 @@ def run(root: Path, name: str, spec: Dict[str, Any], corpus: Path, folder: Path)
     print(f"{name}: training {spec['config']} ({'p = 0.5' if spec.get('masked') else 'complete'}) ...", flush=True)
     report = run_trial(trial)
     report.update({"trial": name, "config": spec["config"], "config_sha256": sha, "overrides": overrides,
-                   "masked": bool(spec.get("masked")), "seed": 0, "scored_on": "dev"})
+                   "masked": bool(spec.get("masked")), "seed": 0, "scored_on": "dev",
+                   "provenance": {**report.get("provenance", {}), "command": command_record(trial.overrides)}})
     report["decoded"] = rescore(output / "model-best", corpus / "dev.spacy")
     srsly.write_json(metrics, report, indent=0)
     print(f"{name}: dev macro-F1 {100 * report['macro']['f']:.1f} ({report['train_seconds'] / 60:.0f} min)", flush=True)

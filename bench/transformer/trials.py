@@ -61,6 +61,7 @@ def trial_config(root: Path, name: str, spec: Dict[str, Any]) -> Path:
 def run(root: Path, name: str, spec: Dict[str, Any], defaults: Dict[str, Any], corpus: Path, folder: Path) -> Dict[str, Any]:
     from spacy_imbalance.init_config import config_fingerprint
     from spacy_imbalance.sweeps import Trial, run_trial
+    from spacy_imbalance.sweeps.provenance import command_record
 
     epochs = int(spec.get("epochs", defaults["epochs"]))
     seed = int(spec.get("seed", defaults["seed"]))
@@ -86,7 +87,8 @@ def run(root: Path, name: str, spec: Dict[str, Any], defaults: Dict[str, Any], c
     report = run_trial(trial)
     report.update(
         {"trial": name, "config": spec.get("config") or f"init-config {' '.join(f'--{k} {v}' for k, v in spec['init_config'].items())}", "revision": spec.get("revision"), "config_sha256": sha, "overrides": overrides,
-         "epochs": epochs, "steps_per_epoch": per_epoch, "seed": seed, "scored_on": "dev"}
+         "epochs": epochs, "steps_per_epoch": per_epoch, "seed": seed, "scored_on": "dev",
+         "provenance": {**report.get("provenance", {}), "command": command_record(trial.overrides)}}
     )
     srsly.write_json(metrics, report, indent=0)
     print(f"{name}: dev macro-F1 {100 * report['macro']['f']:.1f}, micro-F1 {100 * report['micro']['f']:.1f} ({report['train_seconds'] / 60:.0f} min)", flush=True)

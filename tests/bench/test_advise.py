@@ -40,3 +40,33 @@ def test_advise_validation_marks_the_settings_its_rule_was_not_designed_on(tmp_p
     assert [row.split(" | ")[1] for row in rows] == ["0.3", "0.5"]
     assert rows[0].endswith("| re-validation |") and rows[1].endswith("| design |")
     assert (tmp_path / "metrics" / "advise_validation.md").read_text(encoding="utf8").count("\n| wnut17") == 2
+
+
+def test_advise_validation_records_where_when_and_how_it_ran(tmp_path, monkeypatch):
+    import sys
+
+    from bench import advise
+    from spacy_imbalance.sweeps.provenance import missing_fields
+
+    folder = tmp_path / "metrics" / "c"
+    folder.mkdir(parents=True)
+    for name, f in [("ner-m0-s0", 0.1), ("ner-m0-s1", 0.2)]:
+        srsly.write_json(folder / f"{name}.json", {"macro": {"f": f}})
+
+    def run(command, check):  # advise, its recommendation written where -o says
+        out = tmp_path / "work" / "c-m0" / "advice"
+        (out / "trials").mkdir(parents=True)
+        srsly.write_json(out / "advice.json", {"recommended": "ner", "verdict": "v", "ranking": [{"name": "ner", "mean": 0.3}]})
+        assert command[command.index("-o") + 1] == str(out)
+
+    real_run = advise.subprocess.run  # the module's: provenance reads git through it
+
+    def advise_or_real(command, check=False, **kwargs):
+        return run(command, check) if "advise" in command else real_run(command, check=check, **kwargs)
+
+    monkeypatch.setattr(advise.subprocess, "run", advise_or_real)
+    monkeypatch.setattr(sys, "argv", ["scripts/advise_validation.py", "--corpus", "c"])
+    result = advise.validate(tmp_path, "c", 0.0, 1.0, 1, [0, 1], None, tmp_path / "work")
+    assert result["recommended"] == result["best"] == "ner" and result["within_interval"]
+    assert missing_fields(result["provenance"]) == []
+    assert result["provenance"]["command"]["argv"] == ["scripts/advise_validation.py", "--corpus", "c"]

@@ -1,7 +1,10 @@
 """One benchmark run: the resume check and the record (bench/runs.py)."""
+import sys
+
 import srsly
 
 from bench.runs import is_done, record_run
+from spacy_imbalance.sweeps.provenance import missing_fields
 
 from ..conftest import ROOT
 
@@ -45,3 +48,38 @@ def test_benchmark_a_fresh_run_record_says_where_it_ran(tmp_path):
     assert written["name"] == "vectors/ner-m50"
     assert written["provenance"]["package_version"] == __version__
     assert written["provenance"]["device"] == "cpu" and written["provenance"]["cpu_cores"] >= 1
+    # in full: commit, time, machine, libraries, and this command with the overrides the run had
+    assert missing_fields(written["provenance"]) == []
+    assert written["provenance"]["command"]["argv"] == sys.argv
+    assert written["provenance"]["command"]["overrides"] == {"corpora.train.p": "0.5"}
+
+
+def test_benchmark_a_run_record_keeps_where_its_trial_ran_and_says_this_command(tmp_path, monkeypatch):
+    """A trial on Ray measures its machine and threads in its worker, whose
+    own command line says nothing of the run: the record keeps the one and
+    takes the benchmark's command, with the run's overrides, its seed filled in."""
+    from types import SimpleNamespace
+
+    from spacy_imbalance.sweeps import run_provenance
+
+    monkeypatch.setattr(sys, "argv", ["ray/default_worker.py", "--node-ip-address=1"])
+    measured = {**run_provenance(-1, ROOT), "omp_threads": 1, "torch_threads": 1}
+    monkeypatch.setattr(sys, "argv", ["scripts/benchmark.py", "--set", "corpora.train.seed={seed}"])
+    trial = SimpleNamespace(output=str(tmp_path / "out"), metrics=str(tmp_path / "ner-s3.json"))
+    report = {"macro": {"f": 0.1}, "train_steps": 10, "train_seconds": 1.0, "provenance": measured}
+    size = {"train_examples": 1, "train_sentences": 1, "size_factor": 1.0, "word_factor": 1.0}
+    record_run(report, "wnut16", "ner", 3, 10, -1, ROOT, {"corpora.train.seed": "{seed}"}, trial, size=size, name="ner")
+    written = srsly.read_json(tmp_path / "ner-s3.json")["provenance"]
+    assert written["time_utc"] == measured["time_utc"] and written["omp_threads"] == 1
+    assert written["command"]["argv"] == ["scripts/benchmark.py", "--set", "corpora.train.seed={seed}"]
+    assert written["command"]["overrides"] == {"corpora.train.seed": "3"}
+    assert missing_fields(written) == []
+
+
+def test_benchmark_resume_does_not_depend_on_provenance(tmp_path):
+    """A finished run from before records carried provenance is still reused."""
+    path = tmp_path / "run.json"
+    srsly.write_json(path, {"config_sha256": "x", "max_steps": 10, "overrides": {}, "counts": {}})
+    assert is_done(path, "x", 10, True, {})
+    srsly.write_json(path, {"config_sha256": "x", "max_steps": 10, "overrides": {}, "counts": {}, "provenance": {"device": "cpu"}})
+    assert is_done(path, "x", 10, True, {})

@@ -2,6 +2,7 @@
 import json
 
 from bench.speed import write_results
+from spacy_imbalance.sweeps.provenance import missing_fields
 
 
 def test_speed_table_gives_ratios_against_the_first_config(tmp_path):
@@ -17,3 +18,34 @@ def test_speed_table_gives_ratios_against_the_first_config(tmp_path):
     written = json.loads((tmp_path / "speed.json").read_text())
     assert written["baseline"] == "a" and written["results"]["b"]["ratios"]["train_wps"] == 1.5
     assert written["provenance"]["device"] == "cpu"
+    # in full (commit, time, machine, libraries, command), with the overrides the configs ran with
+    assert missing_fields(written["provenance"]) == [] and written["provenance"]["command"]["overrides"] == {}
+
+
+def _measure(train: float, infer: float) -> dict:
+    return {"train_wps": train, "infer_wps": infer, "train_peak_rss_mib": 500.0, "infer_peak_rss_mib": 400.0, "train_off_gpu": []}
+
+
+def test_rounds_give_the_median_of_each_rounds_ratio_and_its_range(tmp_path):
+    from bench.speed import combine_rounds
+
+    # round 2 ran on a slower machine state: both sides slowed, its ratio is still 2
+    rounds = {"a": [_measure(100, 300), _measure(50, 150), _measure(100, 300)],
+              "b": [_measure(150, 300), _measure(100, 300), _measure(300, 300)]}
+    results = combine_rounds(rounds, "a")
+    assert results["b"]["ratios"]["train_wps"] == 2.0  # median of 1.5, 2, 3
+    assert results["b"]["ratio_ranges"]["train_wps"] == [1.5, 3.0]
+    assert results["b"]["ratios"]["infer_wps"] == 1.0 and results["b"]["ratio_ranges"]["infer_wps"] == [1.0, 2.0]
+    assert results["b"]["train_wps"] == 150 and results["b"]["train_off_gpu"] == [] and len(results["b"]["rounds"]) == 3
+    lines = write_results(results, ["a", "b"], "c", 10, 1, 100, 8, 1, 0, -1, {}, tmp_path, "speed")
+    assert "each the median of 3 interleaved rounds (range in brackets)." in lines[0]
+    assert lines[5].startswith("| b | 150 | 2.00 [1.50, 3.00] | 300 | 1.00 [1.00, 2.00] |")
+    assert json.loads((tmp_path / "speed.json").read_text())["settings"]["rounds"] == 3
+
+
+def test_a_config_without_a_baseline_round_beside_it_waits_for_one():
+    from bench.speed import combine_rounds
+
+    # the run stopped after b's first round, before a's: no ratio for b yet
+    results = combine_rounds({"a": [], "b": [_measure(150, 300)]}, "a")
+    assert "ratios" not in results["b"] and "a" not in results

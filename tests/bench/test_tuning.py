@@ -24,3 +24,36 @@ def test_tune_runs_summary_keeps_only_fresh_pairs(tmp_path):
     srsly.write_json(folder / "a-tuned-s0.json", {**run, "max_steps": 2, "tuned_from": str(model)})
     output = write_summary(tmp_path, "c", ["a", "b"], [0, 1], "cal", None)
     assert output.read_text(encoding="utf8") == "No tuned run yet of a, b on c (seeds 0, 1).\n"
+
+
+def test_a_tuned_record_carries_the_evaluations_provenance_and_this_command(tmp_path, monkeypatch):
+    import sys
+
+    from bench import tuning
+    from spacy_imbalance.sweeps import run_provenance
+    from spacy_imbalance.sweeps.provenance import missing_fields
+
+    model = tmp_path / "training" / "c" / "two_task_bce-s0" / "model-best"
+    model.mkdir(parents=True)
+    srsly.write_json(model / "meta.json", {"pipeline": ["two_task_ner"]})
+    (tmp_path / "metrics" / "c").mkdir(parents=True)
+    srsly.write_json(tmp_path / "metrics" / "c" / "two_task_bce-s0.json", {"macro": {"f": 0.4}, "seed": 0})
+
+    measured = run_provenance(-1)  # measured before subprocess.run (the module's, which git needs) is replaced
+
+    def run(command, check, stdout):
+        # what tune-thresholds and evaluate write (evaluate records its own provenance)
+        out = command[command.index("--output") + 1]
+        if "evaluate" in command:
+            srsly.write_json(out, {"macro": {"f": 0.5}, "provenance": measured})
+        else:
+            (model.parent / "model-tuned" / "two_task_ner").mkdir(parents=True)
+            srsly.write_json(f"{out}/two_task_ner/cfg", {"en_threshold": 0.25, "be_threshold": 0.5})
+
+    monkeypatch.setattr(tuning.subprocess, "run", run)
+    monkeypatch.setattr(sys, "argv", ["scripts/tune_runs.py", "--corpus", "c"])
+    tuning.tune_one(tmp_path, "c", "two_task_bce", 0, 0.05, -1)
+    written = srsly.read_json(tmp_path / "metrics" / "c" / "two_task_bce-tuned-s0.json")
+    assert written["thresholds"] == {"en": 0.25, "be": 0.5}
+    assert missing_fields(written["provenance"]) == []
+    assert written["provenance"]["command"]["argv"] == ["scripts/tune_runs.py", "--corpus", "c"]

@@ -5,6 +5,7 @@ import srsly
 
 from spacy_imbalance.sweeps import Trial, TrialFailed, ray_available, run_trials
 from spacy_imbalance.sweeps import runner as runner_module
+from spacy_imbalance.sweeps.provenance import missing_fields
 
 from ..conftest import ROOT
 
@@ -53,6 +54,8 @@ def test_run_trials_one_after_another_trains_evaluates_and_reports_progress(loca
         assert report["provenance"]["device"] == "cpu" and report["provenance"]["cpu_cores"] >= 1
         # the training process's threads, not this one's
         assert report["provenance"]["omp_threads"] == report["provenance"]["torch_threads"] == trial.threads
+        # every field of a full provenance block (commit, time, machine, libraries, command)
+        assert missing_fields(report["provenance"]) == []
         assert report["steps_trained"] == 6 and isinstance(report["cut_by_step_cap"], bool)
 
 
@@ -97,7 +100,7 @@ def test_run_trials_names_a_trial_whose_evaluation_fails(toy_corpus, tmp_path):
 
 
 def test_a_crash_inside_the_evaluation_is_the_trials_failure(toy_corpus, tmp_path, monkeypatch):
-    from spacy_imbalance.cli import evaluate as evaluate_module
+    from spacy_imbalance.evaluation import evaluate as evaluate_module
     from spacy_imbalance.sweeps import trial as trial_module
 
     def crash(*args, **kwargs):
