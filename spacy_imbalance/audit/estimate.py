@@ -50,6 +50,14 @@ That one assumes the annotators missed entities at random; where they
 missed the hard ones, the decoding finds fewer of those than of the
 annotated ones, and it is too low.
 
+**Label scopes.** A document that annotates only some types (its label
+scope, ``corpus.scopes``) cannot miss the others: an unannotated entity of
+another type there is unknown, not missed. Its suspects keep only the label
+probabilities q_l of the types it annotates, so M counts no other type in
+it, and its decoded spans whose most probable type is another are left out
+of the calibration (their outcome is unknown) and of the suspects
+(``audit.run``).
+
 **The interval** is a percentile bootstrap over documents: each replicate
 resamples the training documents (and the dev documents, independently),
 refits every map and recomputes M and r, so it carries the calibration's

@@ -160,10 +160,15 @@ def summary(result: AuditResult) -> Dict[str, Any]:
     counts = defaultdict(int)
     for s in result.suspects:
         counts[s.label] += 1
+    outside = defaultdict(int)
+    for s in result.out_of_scope:
+        outside[s.label] += 1
     rows = []
     for label in rate.labels:
         row = {"label": label, **{k: round(v, 4) for k, v in rate.row(label).items()}}
         row["suspects"] = len(result.suspects) if label == TOTAL else counts[label]
+        # spans of a type outside their document's label scope: unknown, not missed (audit.run.split_by_scope)
+        row["out_of_scope"] = len(result.out_of_scope) if label == TOTAL else outside[label]
         rows.append(row)
     return {
         "method": rate.method,

@@ -7,7 +7,7 @@ Nothing here writes over the input: fold models go to ``OUT/folds``, and
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
@@ -15,6 +15,7 @@ from spacy.util import load_model
 from wasabi import msg
 
 from ..corpus.docs_io import write_text_atomic
+from ..corpus.scopes.scopes import get_label_scope, scope_problem
 from ..init_config import config_fingerprint
 from ..sweeps import ray_available, use_ray
 from .estimate import Calibration, FoldSpans, Isotonic, MissRate, estimate_miss_rate, fit_maps, posteriors
@@ -97,6 +98,9 @@ class AuditResult:
     calibration: List[Tuple[numpy.ndarray, numpy.ndarray]]
     settings: AuditSettings
     info: Dict[str, Any] = field(default_factory=dict)
+    # unannotated spans that reach the threshold with a type outside their document's label scope:
+    # unknown, not missed (that document does not annotate the type), so no suspects (``split_by_scope``)
+    out_of_scope: List[Suspect] = field(default_factory=list)
 
 
 def corpus_labels(*corpora: Optional[Sequence[Doc]]) -> List[str]:
@@ -108,6 +112,27 @@ def check_corpus(docs: Sequence[Doc], source: str) -> None:
         raise ValueError(f"{source} holds no documents")
     if not any(len(doc.ents) for doc in docs):
         raise ValueError(f"{source} has no annotated entity: the audit learns what an entity is from the annotations")
+
+
+Scope = Optional[FrozenSet[str]]
+
+
+def corpus_scopes(docs: Sequence[Doc], source: str) -> List[Scope]:
+    """Each document's label scope (None: it annotates every type); a
+    ValueError naming ``source`` and the document (from 0) whose stored
+    scope is damaged or contradicted by an annotated entity of another type
+    (the audit would take that type as unknown there)."""
+    scopes = []
+    for i, doc in enumerate(docs):
+        try:
+            scope = get_label_scope(doc)
+        except ValueError as err:
+            raise ValueError(f"{source}: document {i}: {err}") from None
+        problem = None if scope is None else scope_problem(doc, scope)
+        if problem is not None:
+            raise ValueError(f"{source}: document {i}: {problem}")
+        scopes.append(scope)
+    return scopes
 
 
 def check_shared_labels(train_labels: Sequence[str], dev_labels: Sequence[str], train_source: str, dev_source: str) -> None:
@@ -192,6 +217,9 @@ def run_audit(
     check_corpus(train_docs, train_source)
     if dev_docs is not None:
         check_corpus(dev_docs, dev_source)
+    scopes = corpus_scopes(train_docs, train_source)
+    if dev_docs is not None:
+        corpus_scopes(dev_docs, dev_source)
     labels = corpus_labels(train_docs, dev_docs)
     if dev_docs is not None:
         check_shared_labels(corpus_labels(train_docs), corpus_labels(dev_docs), train_source, dev_source)
@@ -209,6 +237,9 @@ def run_audit(
         # the dev set calibrates and picks each fold's checkpoint
         "dev": None if dev_docs is None else fingerprint(dev_docs, {}),
     }
+    if any(scope is not None for scope in scopes):
+        # the fold models train on the scopes: other scopes, other folds (an unscoped corpus's plan is as it was)
+        shaping["scopes"] = [None if scope is None else sorted(scope) for scope in scopes]
     plan = prepare_plan(folder, train_docs, settings.folds, settings.seed, shaping)
     empty = plan.left_out()
     if empty:
@@ -239,10 +270,11 @@ def run_audit(
     method = Calibration.given(dev_docs)
     folds: List[FoldSpans] = []
     decoded: Dict[int, Decoded] = {}
+    masks = scope_masks(scopes, labels)
     for fold in range(plan.k):
         msg.text(f"Scoring fold {fold + 1}/{plan.k}")
         spans, cal, held_out = _score_fold(fold_dir(folder, fold) / "model-best", plan, fold, train_docs, dev_docs, labels, settings)
-        folds.append(_fold_spans(spans, cal, plan.scored(fold), held_out))
+        folds.append(_fold_spans(spans, cal, plan.scored(fold), held_out, masks))
         decoded.update(spans)
     annotated = numpy.zeros((len(train_docs), len(labels)), dtype="float64")
     for i, doc in enumerate(train_docs):
@@ -264,7 +296,9 @@ def run_audit(
         estimate.notes.insert(0, weak)
     maps = fit_maps(folds)
     probabilities = _probabilities(plan, folds, maps, decoded, method)
-    suspects = _suspects(plan, decoded, probabilities, labels, settings.threshold)
+    suspects, out_of_scope = split_by_scope(_suspects(plan, decoded, probabilities, labels, settings.threshold), scopes)
+    if out_of_scope:
+        estimate.notes.append(out_of_scope_note(out_of_scope, settings.threshold))
     return AuditResult(
         labels=labels,
         method=method,
@@ -279,6 +313,7 @@ def run_audit(
               "decoded": decoded, "corpus_fingerprint": corpus_fingerprint(train_docs),
               # each fold's best dev score (None: not recorded), and whether they are too low to trust the estimate
               "fold_dev_scores": dev_scores, "learned_little": weak is not None},
+        out_of_scope=out_of_scope,
     )
 
 
@@ -425,7 +460,7 @@ def _score_fold(
         doc = train_docs[i]
         gold = [(e.start, e.end) for e in doc.ents]
         spans[i] = _relabel(decode(doc_spans, blocked=gold), columns, len(labels))
-        unblocked = decode(doc_spans)
+        unblocked = known_outcomes(_relabel(decode(doc_spans), columns, len(labels)), labels, get_label_scope(doc))
         matches = boundary_matches(unblocked, gold)
         found += int(matches.sum())
         annotated += len(gold)
@@ -434,7 +469,7 @@ def _score_fold(
     if dev_docs is not None:
         dev_probs = span_probabilities(nlp, settings.component, dev_docs, floor=settings.floor, batch_size=settings.batch_size)
         for j, (doc, doc_spans) in enumerate(zip(dev_docs, dev_probs)):
-            unblocked = decode(doc_spans)
+            unblocked = known_outcomes(_relabel(decode(doc_spans), columns, len(labels)), labels, get_label_scope(doc))
             gold = [(e.start, e.end) for e in doc.ents]
             calibration.append(CalibrationDoc(j, unblocked, boundary_matches(unblocked, gold), len(gold)))
     held_out = found / annotated if dev_docs is not None and annotated else None
@@ -449,14 +484,70 @@ def _relabel(decoded: Decoded, columns: List[int], n_labels: int) -> Decoded:
     return Decoded(decoded.starts, decoded.ends, decoded.scores, label_probs)
 
 
+def known_outcomes(decoded: Decoded, labels: Sequence[str], scope: Scope) -> Decoded:
+    """The decoded spans whose outcome a calibration can know: in a scoped
+    document (``scope`` not None), those whose most probable type is in its
+    scope. Another type is not annotated there, so whether the span is an
+    entity is unknown, and taking it as "not annotated" would calibrate the
+    model's scores down."""
+    if scope is None or not len(decoded):
+        return decoded
+    keep = numpy.asarray([labels[int(b)] in scope for b in decoded.best_labels()], dtype=bool)
+    return Decoded(decoded.starts[keep], decoded.ends[keep], decoded.scores[keep], decoded.label_probs[keep])
+
+
+def scope_masks(scopes: Sequence[Scope], labels: Sequence[str]) -> Dict[int, numpy.ndarray]:
+    """For each scoped document, 1.0 for each of ``labels`` in its scope and
+    0.0 for the others: the types it can miss."""
+    return {
+        i: numpy.asarray([float(label in scope) for label in labels], dtype="float64")
+        for i, scope in enumerate(scopes)
+        if scope is not None
+    }
+
+
+def split_by_scope(suspects: List[Suspect], scopes: Sequence[Scope]) -> Tuple[List[Suspect], List[Suspect]]:
+    """The suspects whose type their document annotates (no scope: every
+    type), and the others: out of scope, unknown rather than missed."""
+    kept: List[Suspect] = []
+    outside: List[Suspect] = []
+    for s in suspects:
+        scope = scopes[s.doc]
+        (kept if scope is None or s.label in scope else outside).append(s)
+    return kept, outside
+
+
+def out_of_scope_note(outside: Sequence[Suspect], threshold: float) -> str:
+    """What the audit says of the spans ``split_by_scope`` set aside."""
+    counts: Dict[str, int] = {}
+    for s in outside:
+        counts[s.label] = counts.get(s.label, 0) + 1
+    types = ", ".join(f"{label} {n}" for label, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return (
+        f"Out of scope: {len(outside)} unannotated spans with a calibrated probability >= {threshold:g} have as their "
+        f"most probable type one that their document does not annotate (outside its label scope): {types}. They are "
+        "unknown, not missed: they are no suspects, and the estimate counts in each document only the types it "
+        "annotates."
+    )
+
+
 def _fold_spans(
-    spans: Dict[int, Decoded], calibration: List[CalibrationDoc], scored: List[int], held_out_recall: Optional[float] = None
+    spans: Dict[int, Decoded],
+    calibration: List[CalibrationDoc],
+    scored: List[int],
+    held_out_recall: Optional[float] = None,
+    masks: Optional[Dict[int, numpy.ndarray]] = None,
 ) -> FoldSpans:
+    """The fold's spans end to end; a scoped document's suspects keep only
+    the label probabilities of the types it annotates (``masks``,
+    ``scope_masks``): the estimate counts no missed entity of another type."""
     n_labels = next((d.label_probs.shape[1] for d in spans.values()), 0)
     docs = [i for i in scored if len(spans[i])]
+    masks = masks or {}
+    label_probs = [spans[i].label_probs * masks[i] if i in masks else spans[i].label_probs for i in docs]
     return FoldSpans(
         suspect_scores=numpy.concatenate([spans[i].scores for i in docs]) if docs else numpy.zeros((0,)),
-        suspect_label_probs=numpy.concatenate([spans[i].label_probs for i in docs]) if docs else numpy.zeros((0, n_labels)),
+        suspect_label_probs=numpy.concatenate(label_probs) if docs else numpy.zeros((0, n_labels)),
         suspect_docs=numpy.concatenate([numpy.full(len(spans[i]), i) for i in docs]).astype("int64") if docs else numpy.zeros((0,), "int64"),
         calibration_scores=numpy.concatenate([c.decoded.scores for c in calibration]) if calibration else numpy.zeros((0,)),
         calibration_outcomes=numpy.concatenate([c.outcomes for c in calibration]) if calibration else numpy.zeros((0,)),

@@ -17,9 +17,11 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.types import Floats2d
 
+from ..decisions.softmax import softmax
+from ..evaluation.scoring import score_spans
 from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
 from ..spans.decoding import greedy_non_overlapping
-from ..spans.scoring import Choice, score_spans, softmax
+from ..spans.scoring import Choice
 
 # the lowest entity probability a decoded span may have: below it the spans
 # are so many and so unlikely that calibration, not the model, would decide
@@ -78,7 +80,7 @@ def span_probabilities(
     """Class probabilities of every candidate of each doc whose entity
     probability is at least ``floor``, predicted on copies of the docs'
     tokens (their annotations are not seen) after the pipeline's upstream
-    components (``spans.scoring.score_spans``)."""
+    components (``evaluation.scoring.score_spans``)."""
     check_component(nlp, component, source="the pipeline")
     choose = partial(_entity_probabilities, floor=floor)
     for batch, spans in score_spans(nlp, component, docs, choose, batch_size=batch_size):

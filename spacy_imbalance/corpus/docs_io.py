@@ -91,14 +91,21 @@ def _write_target(path: Path) -> Path:
 def write_docbins(parts: Dict[Path, Iterable[Doc]]) -> Dict[Path, int]:
     """Write several .spacy files all or nothing: every file goes to a temporary
     name first and is renamed only once all of them are written. A symlink is
-    written through to its target; a device, pipe, socket or folder is refused."""
+    written through to its target; a device, pipe, socket or folder is refused.
+
+    The docs' ``user_data`` is written too: it holds their label scopes
+    (``corpus.scopes``), which a corpus transformed or split by a command
+    must keep, and otherwise only what the input file brought with it (this
+    package keeps nothing else there), which a command has no reason to
+    drop. Docs a command builds anew carry only their scope
+    (``sentences.keep_label_scope``)."""
     targets = {path: _write_target(Path(path)) for path in parts}
     temps: Dict[Path, str] = {}
     sizes: Dict[Path, int] = {}
     try:
         for path, docs in parts.items():
             targets[path].parent.mkdir(parents=True, exist_ok=True)
-            docbin = DocBin(docs=docs, store_user_data=False)
+            docbin = DocBin(docs=docs, store_user_data=True)
             temps[path] = _create_temp_file(targets[path])
             docbin.to_disk(temps[path])
             sizes[path] = len(docbin)

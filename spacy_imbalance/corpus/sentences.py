@@ -5,6 +5,7 @@ edit a sentence token by token. They work on a ``TaggedSentence`` (words,
 trailing spaces, BIO tags with "" for a token whose annotation is missing)
 and turn the result back into a Doc whose entities are set from the tags.
 """
+import copy
 import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -115,12 +116,34 @@ def remap_span_groups(source: Doc, target: Doc, index_map: Dict[int, int], skip:
     return lost
 
 
+def keep_label_scope(source: Doc, target: Doc) -> Doc:
+    """``target`` given the label scope of ``source`` (the entity types
+    annotated in it, ``corpus.scopes``) when it has one: a doc a reader
+    makes from another (a sentence, a shortened or augmented copy)
+    annotates the same types. RETURNS ``target``.
+
+    Only the scope, not the rest of ``doc.user_data``: that holds the values
+    of extension attributes keyed by character offsets into ``source``,
+    which point elsewhere in a sentence or an edited copy, and spaCy's own
+    splitting (``Span.as_doc``) drops it all. The value is copied as stored,
+    unchecked: ``get_label_scope`` refuses a damaged one where it is read.
+    """
+    # imported here: the scopes package imports its readers, which import this module
+    from .scopes.scopes import SCOPE_KEY
+
+    if SCOPE_KEY in source.user_data:
+        target.user_data[SCOPE_KEY] = copy.copy(source.user_data[SCOPE_KEY])
+    return target
+
+
 def sentence_doc(doc: Doc, sent: Span) -> Doc:
-    """``sent.as_doc()`` with the doc's span groups too (spaCy's ``as_doc``
-    leaves ``doc.spans`` behind, which would lose the "sc" gold of spancat
-    and the "masked" record of MaskedCorpus). A span crossing the sentence
-    boundary cannot belong to either sentence: it is left out with a warning."""
-    new = sent.as_doc()
+    """``sent.as_doc()`` with the doc's span groups and label scope too
+    (spaCy's ``as_doc`` leaves ``doc.spans`` and ``doc.user_data`` behind,
+    which would lose the "sc" gold of spancat, the "masked" record of
+    MaskedCorpus and the types the doc annotates). A span crossing the
+    sentence boundary cannot belong to either sentence: it is left out with
+    a warning."""
+    new = keep_label_scope(doc, sent.as_doc())
     crossing = 0
     for key, group in doc.spans.items():
         inside = [s for s in group if sent.start <= s.start and s.end <= sent.end]

@@ -3,7 +3,7 @@ like ``spacy.Corpus.v1`` (or a CoNLL file, as the commands do) or wraps
 another reader (so they nest in a config), works sentence by sentence, and
 turns edited gold Docs back into Examples."""
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Iterator, List, Optional, Set, Type, TypeVar
+from typing import Any, Callable, ClassVar, Iterable, Iterator, List, Optional, Set, Type, TypeVar, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -12,7 +12,7 @@ from spacy.vocab import Vocab
 from wasabi import msg
 
 from .docs_io import load_docs
-from .sentences import sentence_doc
+from .sentences import keep_label_scope, sentence_doc
 
 ReaderT = Callable[[Language], Iterable[Example]]
 
@@ -34,7 +34,8 @@ def announce(message: str) -> None:
 
 
 def source_corpus(name: str, path: Optional[Path], corpus: Optional[ReaderT], **corpus_options: Any) -> ReaderT:
-    """The reader to draw examples from: ``spacy.Corpus`` over ``path``,
+    """The reader to draw examples from: ``spacy.Corpus`` over ``path`` (as
+    ``ScopeKeepingCorpus``, which keeps the docs' label scopes),
     ``ConllCorpus`` when ``path`` is a file that is not a .spacy file (the
     CoNLL files every command reads, which ``spacy.Corpus`` would skip with
     only its warning W090, giving 0 examples), or ``corpus`` itself. Exactly
@@ -49,7 +50,7 @@ def source_corpus(name: str, path: Optional[Path], corpus: Optional[ReaderT], **
         return corpus
     if not Path(path).exists():
         raise FileNotFoundError(f"{name}: no such corpus path: {path}")
-    reader = ConllCorpus if Path(path).is_file() and Path(path).suffix != ".spacy" else Corpus
+    reader = ConllCorpus if Path(path).is_file() and Path(path).suffix != ".spacy" else ScopeKeepingCorpus
     return reader(path, **corpus_options)
 
 
@@ -116,7 +117,49 @@ class SentenceReader:
         return cls(source, source=describe_source(path), **settings)
 
 
-class ConllCorpus(Corpus):
+class ScopeKeepingAugmenter:
+    """An augmenter whose examples keep the label scope of the example they
+    come from (spaCy's augmenters build new reference docs, without
+    ``user_data``). A class, not a closure, so that it pickles."""
+
+    def __init__(self, augmenter: Callable[[Language, Example], Iterable[Example]]) -> None:
+        self.augmenter = augmenter
+
+    def __call__(self, nlp: Language, example: Example) -> Iterator[Example]:
+        for eg in self.augmenter(nlp, example):
+            keep_label_scope(example.reference, eg.reference)
+            yield eg
+
+
+class ScopeKeepingCorpus(Corpus):
+    """``spacy.Corpus`` whose examples keep the label scope stored in the
+    docs they come from (a .spacy file written with user data): spaCy's
+    sentence splitting (``gold_preproc``, ``max_length``) and its augmenters
+    make new reference docs that have none, and a scoped sentence read
+    without its scope would teach the other types as "no entity"."""
+
+    def __init__(self, path: Union[str, Path], **options: Any) -> None:
+        super().__init__(path, **options)
+        self.augmenter = ScopeKeepingAugmenter(self.augmenter)
+
+    def make_examples(self, nlp: Language, reference_docs: Iterable[Doc]) -> Iterator[Example]:
+        return self._scoped(super().make_examples, nlp, reference_docs)
+
+    def make_examples_gold_preproc(self, nlp: Language, reference_docs: Iterable[Doc]) -> Iterator[Example]:
+        return self._scoped(super().make_examples_gold_preproc, nlp, reference_docs)
+
+    @staticmethod
+    def _scoped(
+        make: Callable[[Language, Iterable[Doc]], Iterator[Example]], nlp: Language, reference_docs: Iterable[Doc]
+    ) -> Iterator[Example]:
+        # one doc at a time, so that each example is known to come from it
+        for reference in reference_docs:
+            for eg in make(nlp, [reference]):
+                keep_label_scope(reference, eg.reference)
+                yield eg
+
+
+class ConllCorpus(ScopeKeepingCorpus):
     """``spacy.Corpus`` over one CoNLL file (one Doc per sentence, read by
     ``load_docs`` as the commands read it), with spaCy's own example making:
     ``gold_preproc``, ``max_length``, ``limit`` and ``augmenter`` act as they
@@ -152,9 +195,9 @@ def sentence_examples(corpus: ReaderT, nlp: Language) -> List[Example]:
 
 
 def split_example(eg: Example) -> List[Example]:
-    """``Example.split_sents`` keeping the reference's span groups (which
-    ``Span.as_doc`` drops): one example per reference sentence that has
-    predicted tokens aligned to it."""
+    """``Example.split_sents`` keeping the reference's span groups and label
+    scope (which ``Span.as_doc`` drops): one example per reference sentence
+    that has predicted tokens aligned to it."""
     reference = eg.reference
     if not (len(reference) and reference.has_annotation("SENT_START")) or len(list(reference.sents)) == 1:
         return [eg]

@@ -40,7 +40,7 @@ def gold_spans(doc: Doc, spans_key: Optional[str] = None) -> List[Span]:
     return list(doc.spans[spans_key]) if spans_key in doc.spans else []
 
 
-def _type_coverage(spans: Iterable[Span]) -> Dict[str, Tuple[Set[int], Set[Tuple[int, int]]]]:
+def type_coverage(spans: Iterable[Span]) -> Dict[str, Tuple[Set[int], Set[Tuple[int, int]]]]:
     """Per type, the tokens its spans cover, each once (overlapping spans of
     one type, as span groups allow, must not count a token twice), and its
     mentions, each (start, end) once. A zero-length span covers no token and
@@ -90,7 +90,7 @@ def corpus_stats(docs: Iterable[Doc], *, spans_key: Optional[str] = None) -> Cor
     type_mentions: Counter = Counter()
     for doc in docs:
         covered = [False] * len(doc)
-        for label, (tokens, mentions) in _type_coverage(gold_spans(doc, spans_key)).items():
+        for label, (tokens, mentions) in type_coverage(gold_spans(doc, spans_key)).items():
             type_tokens[label] += len(tokens)
             type_mentions[label] += len(mentions)
             for i in tokens:

@@ -30,6 +30,11 @@ their gradients too. Per task it takes conditional means over positive and
 negative tokens ("conditional") or LibAUC's p-weighted means over all
 non-missing tokens ("libauc"); its loss is the task_weights-weighted sum over
 tasks. Its module docstring gives the details.
+
+``partial.py`` is no configurable loss but the arithmetic of partial-label
+training (label scopes, ``spacy_imbalance.corpus.scopes``): each row has a
+mask of allowed classes and the loss is -log of their summed probability,
+which equals cross-entropy where one class is allowed.
 """
 from ._base import TokenLoss
 from .auc_margin import AUCMarginLoss, AUCMarginResult, configure_auc_margin_loss_v1
@@ -42,6 +47,7 @@ from .cross_entropy import (
 from .dice import DiceLoss, configure_dice_loss_v1
 from .focal import FocalLoss, configure_focal_loss_v1
 from .mom import MoMLoss, MoMLossV2, configure_mom_loss_v1, configure_mom_loss_v2
+from .partial import allowed_mask, partial_label_loss, partial_label_loss_on_device, scope_columns, scope_table
 
 __all__ = [
     "TokenLoss",
@@ -60,4 +66,9 @@ __all__ = [
     "configure_mom_loss_v1",
     "configure_mom_loss_v2",
     "configure_auc_margin_loss_v1",
+    "scope_columns",
+    "scope_table",
+    "allowed_mask",
+    "partial_label_loss",
+    "partial_label_loss_on_device",
 ]

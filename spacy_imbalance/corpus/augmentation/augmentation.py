@@ -29,7 +29,9 @@ from typing import Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..sentences import MISSING, TaggedSentence, mention_bounds, mirrored_span_keys, sentence_to_doc, tagged_sentence
+from ..sentences import (
+    MISSING, TaggedSentence, keep_label_scope, mention_bounds, mirrored_span_keys, sentence_to_doc, tagged_sentence,
+)
 from ..stats import gold_spans
 
 # Dai & Adel generate a handful of copies per sentence; the copies of the
@@ -254,7 +256,8 @@ def augmented_copies(
         copies = []
         for _ in range(n_copies):
             new = augment_sentence(sentence, method, pools, p, rng)
-            copy = sentence_to_doc(doc.vocab, new, spans_key=spans_key, mirror_keys=mirror_keys)
+            # a copy keeps its labels, so it annotates the types its source does
+            copy = keep_label_scope(doc, sentence_to_doc(doc.vocab, new, spans_key=spans_key, mirror_keys=mirror_keys))
             if mirror_ents:
                 copy.ents = list(copy.spans[spans_key])
             copies.append(copy)

@@ -14,7 +14,9 @@ from typing import List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
-from ..sentences import MISSING, mirrored_span_keys, remap_span_groups, sentence_to_doc, tagged_sentence, TaggedSentence
+from ..sentences import (
+    MISSING, TaggedSentence, keep_label_scope, mirrored_span_keys, remap_span_groups, sentence_to_doc, tagged_sentence,
+)
 
 
 # Kept tokens per entity token: a ratio of 1000 keeps every sentence of up to
@@ -105,7 +107,7 @@ def undersample_doc(doc: Doc, ratio: float = 3.0, *, spans_key: Optional[str] = 
         words=[sentence.words[i] for i in keep], spaces=spaces, tags=[sentence.tags[i] for i in keep]
     )
     mirrors = mirrored_span_keys(doc) if spans_key is None else []
-    new = sentence_to_doc(doc.vocab, short, spans_key=spans_key, mirror_keys=mirrors)
+    new = keep_label_scope(doc, sentence_to_doc(doc.vocab, short, spans_key=spans_key, mirror_keys=mirrors))
     skip = [*mirrors, *([spans_key] if spans_key is not None else [])]
     lost = remap_span_groups(doc, new, {old: new_i for new_i, old in enumerate(keep)}, skip=skip)
     return new, lost
