@@ -17,11 +17,11 @@ from spacy.training.loop import create_before_to_disk_callback
 from spacy.util import registry
 from thinc.api import Config
 
-from spacy_imbalance.spans.thresholds.on_save import create_tuned_thresholds_v1
+from spacy_imbalance.evaluation.thresholds.on_save import create_tuned_thresholds_v1
 from spacy_imbalance.training.saving import create_atomic_save_v1, save_atomically, to_disk_atomically
 
 from ..spans.scripted import NAME, gold_doc, scripted_nlp
-from ..spans.thresholds.test_tuning import GOLD, LABELS, TABLE
+from ..evaluation.thresholds.test_spans import GOLD, LABELS, TABLE
 
 ORIGINAL_TO_DISK = Sentencizer.to_disk
 
