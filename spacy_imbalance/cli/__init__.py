@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (register commands)
     missampling,
     resample,
     review,
+    scope_split,
     stats,
     subsample,
     summarize,

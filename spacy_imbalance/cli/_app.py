@@ -18,7 +18,7 @@ app = typer.Typer(
         "Imbalanced and partly annotated data for spaCy NER: corpus tools, training configs, scores with "
         "intervals, and a hunt for the entities annotators missed.\n\n"
         "Corpora: convert, default-corpus, stats; resample, undersample, augment, subsample (rebalanced or "
-        "smaller sets); mask (synthetic missing entities).\n"
+        "smaller sets); mask (synthetic missing entities); scope-split (parts that annotate different types).\n"
         "Training, with python -m spacy train: init-config (a config with the imbalance methods), "
         "advise (which method fits a corpus), tune-thresholds (alias calibrate).\n"
         "Scores: evaluate (macro-F1 with bootstrap intervals), compare (paired bootstrap), summarize (over seeds).\n"
