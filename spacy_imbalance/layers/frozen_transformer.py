@@ -19,12 +19,15 @@ import tempfile
 from collections import OrderedDict
 from io import BytesIO
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
 from thinc.api import get_torch_default_device
 from thinc.shims import Shim
+
+if TYPE_CHECKING:  # transformers is an optional extra, imported when a model loads
+    from transformers.tokenization_utils_fast import PreTrainedTokenizerFast
 
 # A document's features: (n_tokens, n_layers, hidden_size), float32 on the host.
 Features = numpy.ndarray
@@ -71,7 +74,8 @@ class FrozenTransformerShim(Shim):
         self.stride = stride
         self.max_batch_items = max_batch_items
         self.cache_size = cache_size
-        self.tokenizer = None
+        # set with the transformer (``_set``, which refuses a slow tokenizer)
+        self.tokenizer: Optional["PreTrainedTokenizerFast"] = None
         self.cache: "OrderedDict[bytes, Features]" = OrderedDict()
         self.hits = 0
         self.misses = 0
@@ -86,7 +90,7 @@ class FrozenTransformerShim(Shim):
         """Load the transformer and tokenizer from ``name`` (no-op if loaded)."""
         if self.is_loaded:
             return
-        _check_model_package(self.name)
+        check_model_package(self.name)
         from transformers import AutoModel, AutoTokenizer
 
         try:
@@ -194,6 +198,7 @@ class FrozenTransformerShim(Shim):
             torch.set_num_threads(1)
             self._pid = os.getpid()
         tokenizer = self.tokenizer
+        assert tokenizer is not None  # load() sets it or raises
         hidden = int(self._model.config.hidden_size)
         outputs = [numpy.zeros((len(w), self.layers, hidden), dtype="float32") for w in words]
         counts = [numpy.zeros((len(w),), dtype="float32") for w in words]
@@ -235,8 +240,7 @@ class FrozenTransformerShim(Shim):
                     output_hidden_states=True,
                 )
             # (batch, wordpieces, layers, hidden) on the host
-            states = torch.stack(out.hidden_states[-self.layers :], dim=2)
-            states = states.float().cpu().numpy()
+            states = torch.stack(out.hidden_states[-self.layers :], dim=2).float().cpu().numpy()
             for row, w in enumerate(batch):
                 doc, _, word_ids = windows[w]
                 pieces = states[row, self._prefix : self._prefix + len(word_ids)]
@@ -265,8 +269,8 @@ class FrozenTransformerShim(Shim):
             self._model.to(target)
 
     def to_bytes(self) -> bytes:
-        msg = {"name": self.name, "config": None, "state": b"", "tokenizer": {}}
-        if self.is_loaded:
+        msg: Dict[str, Any] = {"name": self.name, "config": None, "state": b"", "tokenizer": {}}
+        if self.is_loaded and self.tokenizer is not None:  # both are set together (_set)
             import torch
 
             msg["config"] = self._model.config.to_dict()
@@ -302,10 +306,10 @@ class FrozenTransformerShim(Shim):
         return self
 
 
-def _check_model_package(name: str) -> None:
+def check_model_package(name: str, who: str = "TransformerFeatures") -> None:
     """Raise at once when ``name`` is a model package of ``PACKAGED_MODELS``
     that does not import, with the pip command that installs it, instead of
-    looking the name up on the hub."""
+    looking the name up on the hub (``who`` names the setting's owner)."""
     module = name.replace("-", "_")
     extra = PACKAGED_MODELS.get(module)
     if extra is None or Path(name).exists():
@@ -317,7 +321,7 @@ def _check_model_package(name: str) -> None:
         missing = isinstance(err, ModuleNotFoundError) and err.name == module
         problem = "which is not installed" if missing else f"which does not import ({err})"
         raise ValueError(
-            f"TransformerFeatures: the model {name!r} is the Python package {module.replace('_', '-')}, "
+            f"{who}: the model {name!r} is the Python package {module.replace('_', '-')}, "
             f'{problem}: pip install "spacy-imbalance[{extra}]"'
         ) from err
 

@@ -4,6 +4,8 @@ from pathlib import Path
 
 from spacy.util import registry
 
+from ..layers.frozen_transformer import check_model_package
+
 
 @registry.misc("spacy-imbalance.model_path.v1")
 def resolve_model_path_v1(*, name: str) -> str:
@@ -23,6 +25,9 @@ def resolve_model_path_v1(*, name: str) -> str:
         try:
             module = importlib.import_module(module_name)
         except ImportError:
+            # a model package of ours that is missing: say which extra installs
+            # it, rather than let transformers look the bare name up on the hub
+            check_model_package(name, who="spacy-imbalance.model_path.v1")
             return name
         get_model_path = getattr(module, "get_model_path", None)
         if callable(get_model_path):
