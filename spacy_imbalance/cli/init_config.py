@@ -1,7 +1,7 @@
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import typer
 from wasabi import msg
@@ -10,7 +10,8 @@ from .. import __version__
 from ..init_config import ConfigChoice, build_config, render, validate_config
 from ..init_config.base import build_on_base, entities_target, read_base
 from ..init_config.encoders import DESCRIPTIONS
-from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
+from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, SCOPED_COMPONENTS, TWO_TASK_LOSSES
+from ..init_config.scoped import ScopedPath
 from ..corpus.docs_io import write_text_atomic
 from ._app import app, fail, setting_value, split_sets
 from .checks import check_output_file
@@ -40,6 +41,10 @@ def init_config_cli(
         help="Fine-tune in mixed precision (float16 autocast with a gradient scaler; CUDA GPUs only, ignored on a CPU): --encoder transformer only",
     ),
     lang: str = typer.Option("en", "--lang", help="The language code of the pipeline"),
+    scoped: List[str] = typer.Option(
+        [], "--scoped", metavar="PATH=LABEL,LABEL",
+        help=f"A training corpus (.spacy file or folder, or CoNLL file) that annotates only the entity types LABEL,LABEL; repeatable: the train corpus reads them all, each with its label scope, and the component's labels are their union ({' and '.join(SCOPED_COMPONENTS)} with --loss ce, wce1, wce2 or focal; docs/label_scopes.md)",
+    ),
     sets: List[str] = typer.Option([], "--set", help="A setting KEY=VALUE set last (spaCy's dotted names), e.g. components.sampled_spancat.max_span_width=12; repeatable"),
     base: Optional[str] = typer.Option(
         None, "--base",
@@ -63,7 +68,10 @@ def init_config_cli(
         if not encoder.startswith("transformer"):
             fail(f"--mixed-precision applies to a fine-tuned transformer (--encoder transformer), not --encoder {encoder}")
         overrides[MIXED_PRECISION] = True
-    choice = ConfigChoice(component, sampler=sampler, loss=loss, resample=resample, encoder=encoder, lang=lang, overrides=overrides)
+    choice = ConfigChoice(
+        component, sampler=sampler, loss=loss, resample=resample, encoder=encoder, lang=lang, overrides=overrides,
+        scoped=parse_scoped(scoped),
+    )
     to_stdout = str(output) == "-"
     if not to_stdout:
         check_config_output(output, force)
@@ -106,7 +114,8 @@ def init_config_cli(
         msg.warn("Fine-tuning a transformer takes hours on a CPU: train it with --gpu-id 0")
     if choice.encoder == "vectors" and config["paths"]["vectors"] is None:
         msg.warn(f"No default vectors for --lang {lang}: train with --paths.vectors (a pipeline or a folder with vectors)")
-    msg.text(f"Train it: python -m spacy train {output} --paths.train TRAIN.spacy --paths.dev DEV.spacy", show=True)
+    train = "" if choice.scoped else " --paths.train TRAIN.spacy"
+    msg.text(f"Train it: python -m spacy train {output}{train} --paths.dev DEV.spacy", show=True)
 
 
 def check_config_output(output: Path, force: bool) -> None:
@@ -117,6 +126,21 @@ def check_config_output(output: Path, force: bool) -> None:
     check_output_file(output, "OUTPUT")
     if output.exists() and not force:
         fail(f"{output} exists: give another path, or --force to replace it")
+
+
+def parse_scoped(values: List[str]) -> Tuple[ScopedPath, ...]:
+    """--scoped PATH=LABEL,LABEL options as (path, labels) pairs, each path an
+    existing file or folder (a typo is found here, not when training starts);
+    the labels are checked with the other choices (ConfigChoice.check)."""
+    scoped = []
+    for value in values:
+        path, sep, labels = value.rpartition("=")
+        if not sep:
+            fail(f"--scoped {value!r}: give PATH=LABEL,LABEL, e.g. --scoped corpus/people.spacy=PER,ORG")
+        if path and not Path(path).exists():
+            fail(f"--scoped {value}: no such file or folder: {path}")
+        scoped.append((path, tuple(label.strip() for label in labels.split(","))))
+    return tuple(scoped)
 
 
 def parse_sets(sets: List[str]) -> Dict[str, Any]:

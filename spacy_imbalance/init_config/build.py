@@ -3,15 +3,17 @@ it as ``spacy init fill-config`` does, and write it with its notes."""
 import copy
 import hashlib
 import json
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from spacy.util import get_lang_class
 from thinc.api import Config
 
 from .encoders import apply_encoder
 from .options import COMPONENTS, ENCODERS, LOSS_COMPONENTS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
+from .scoped import ScopedPath, check_scoped, scoped_labels, scoped_option, scoped_train_corpus
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -29,6 +31,9 @@ class ConfigChoice:
     lang (str): the language of the pipeline.
     overrides (Dict[str, Any]): dotted settings set last (``--set``), e.g.
         {"components.sampled_spancat.max_span_width": 128}.
+    scoped (Tuple[ScopedPath, ...]): training corpora that each annotate
+        only some entity types (``--scoped PATH=LABEL,LABEL``), as (path,
+        labels): [corpora.train] reads them all, each with its label scope.
     """
 
     component: str
@@ -38,6 +43,7 @@ class ConfigChoice:
     encoder: str = "cnn"
     lang: str = "en"
     overrides: Dict[str, Any] = field(default_factory=dict)
+    scoped: Tuple[ScopedPath, ...] = ()
 
     def check(self) -> None:
         """A ValueError naming the option when a choice does not exist or does
@@ -63,6 +69,7 @@ class ConfigChoice:
                 )
         if self.resample is not None:
             _one_of("--resample", self.resample, READERS)
+        check_scoped(self.scoped, component=self.component, loss=self.loss, resample=self.resample)
 
     def command(self) -> str:
         """The ``spacy-imbalance init-config`` options that give this config."""
@@ -74,6 +81,7 @@ class ConfigChoice:
             parts.append(f"--encoder {self.encoder}")
         if self.lang != "en":
             parts.append(f"--lang {self.lang}")
+        parts.extend(f"--scoped {shlex.quote(scoped_option(path, labels))}" for path, labels in self.scoped)
         parts.extend(f"--set {key}={json.dumps(value)}" for key, value in self.overrides.items())
         return " ".join(parts)
 
@@ -104,10 +112,14 @@ def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
         block["loss"] = copy.deepcopy(LOSSES[choice.loss])
     if choice.resample is not None:
         config["corpora"]["train"] = _with_reader(config["corpora"]["train"], READERS[choice.resample])
+    if choice.scoped:
+        _read_scoped(config, choice)
     if fill:
         config = fill_config(config)
     config = apply_encoder(config, choice.encoder)
     config = set_overrides(config, choice.overrides)
+    if choice.scoped:
+        config = _scoped_gold_key_set(config, choice)
     return _evaluations_fit(config, choice.overrides)
 
 
@@ -127,6 +139,30 @@ def _evaluations_fit(config: Config, overrides: Dict[str, Any]) -> Config:
     if "training.eval_frequency" in overrides or isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0:
         return config
     training["eval_frequency"] = max(1, min(training["eval_frequency"], steps // MIN_EVALUATIONS))
+    return config
+
+
+def _read_scoped(config: Config, choice: ConfigChoice) -> None:
+    """[corpora.train] over the scoped corpora of ``choice``, and the union
+    of their labels as the component's labels."""
+    config["corpora"]["train"] = scoped_train_corpus(config["corpora"]["train"], choice.scoped, _gold_key(config, choice))
+    config["initialize"]["components"][choice.component] = {"labels": scoped_labels(choice.scoped)}
+
+
+def _gold_key(config: Config, choice: ConfigChoice) -> Optional[str]:
+    """The span group a span component takes its gold from, which each
+    scoped reader checks against its scope as it checks doc.ents. A value,
+    not a ${...} reference: spaCy fills a config with [components] taken out."""
+    return config["components"][choice.component].get("gold_key") if choice.component == "sampled_spancat" else None
+
+
+def _scoped_gold_key_set(config: Config, choice: ConfigChoice) -> Config:
+    """After the overrides: the scoped readers check the gold group the
+    component ends up with (``--set components.sampled_spancat.gold_key``),
+    unless a reader's own spans_key was set."""
+    for name, reader in config["corpora"]["train"]["corpora"].items():
+        if f"corpora.train.corpora.{name}.spans_key" not in choice.overrides:
+            reader["spans_key"] = _gold_key(config, choice)
     return config
 
 

@@ -45,6 +45,12 @@ TWO_TASK_LOSSES: Dict[str, Block] = {
 
 LOSS_COMPONENTS = ("token_ner", "sampled_spancat")
 
+# --scoped: the components that train on corpora annotating only some entity
+# types (label scopes), and the losses of LOSSES with a partial-label form
+# (token_ner's are pipeline.tagging.scopes.SCOPED_LOSSES; a test ties the two)
+SCOPED_COMPONENTS = ("token_ner", "sampled_spancat")
+SCOPED_LOSS_NAMES = ("ce", "wce1", "wce2", "focal")
+
 _RESAMPLED: Block = {"@readers": "spacy-imbalance.ResampledCorpus.v1", "count": "tokens", "spans_key": None, "corpus": None}
 
 # what --resample does to [corpora.train]: a reader in place of spacy.Corpus.v1

@@ -13,9 +13,16 @@ never writes an ``I-`` that continues nothing.
     [components.token_ner.loss]
     @losses = "spacy-imbalance.MoMLoss.v1"
     lambda_ = 0.2
+
+Documents with a label scope (``spacy-imbalance.ScopedCorpus.v1``: a corpus
+that annotates only some entity types) train an unannotated token towards
+"O or a tag of a type outside the scope", the summed probability
+(``tagging.scopes``), with cross-entropy, weighted cross-entropy or focal
+loss; a batch whose documents leave no type out trains exactly as without
+scopes.
 """
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy
 from spacy.language import Language
@@ -26,8 +33,10 @@ from thinc.api import Config, Model
 from thinc.types import Floats2d
 
 from ..decisions.softmax import log_softmax
+from ..corpus.scopes import get_label_scope
 from ..losses import TokenLoss
 from .tagging.decoding import constrained_viterbi
+from .tagging.scopes import check_scoped_loss, leaves_types_out, scoped_tag_loss, tag_scope_rows
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, ClassCountedPipe, check_name, write_entities
 from .tagging.tags import TagScheme, gold_tag_ids, tag_names, tag_spans, transition_masks, validate_scheme
 
@@ -165,7 +174,9 @@ class TokenNER(ClassCountedPipe):
 
     def get_loss(self, examples: Iterable[Example], scores: Scores) -> Tuple[float, Scores]:
         """Loss and gradient (spaCy's order) of the configured token loss; tokens
-        without gold annotation get neither."""
+        without gold annotation get neither. In a document whose label scope
+        leaves types out, an O token is trained towards O or those types'
+        tags (``tagging.scopes``)."""
         examples = list(examples)
         validate_examples(examples, "TokenNER.get_loss")
         ops = self.model.ops
@@ -176,6 +187,13 @@ class TokenNER(ClassCountedPipe):
         # host lengths: Ops.unflatten would copy device lengths back
         lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
         flat = ops.flatten(scores)
+        owner = f"token_ner '{self.name}'"
+        scopes = [get_label_scope(eg.reference) for eg in examples]
+        out_of_scope = tag_scope_rows(self.tags, scopes, lengths.tolist(), owner)
+        if out_of_scope is not None:
+            check_scoped_loss(self.loss, owner)
+            d_flat, device_loss = scoped_tag_loss(self.loss, flat, truths, out_of_scope)
+            return device_loss.to_float(), ops.unflatten(d_flat, lengths)
         # thinc losses return (grad, loss): tagger.pyx does the same swap.
         # The lengths let a loss average per sentence (MoMLoss.v2). The
         # package's losses take the gold ids from the host: they check them
@@ -194,7 +212,12 @@ class TokenNER(ClassCountedPipe):
         labels: Optional[Sequence[str]] = None,
     ) -> None:
         validate_get_examples(get_examples, "TokenNER.initialize")
+        entity_labels, scopes = _labels_and_scopes(get_examples())
+        if labels is None:
+            # a scope's type counts as annotated even where no entity of it occurs
+            labels = sorted(entity_labels.union(*scopes))
         self._initialize_labels(get_examples, labels)
+        self._check_scopes(scopes)
         n_tags = len(self.tags)
         self._check_output_width(n_tags, "tags")
         docs = [eg.x for eg in islice(get_examples(), 10)]
@@ -202,6 +225,18 @@ class TokenNER(ClassCountedPipe):
         needs_counts = self.loss.needs_class_counts
         self.cfg["class_counts"] = self._count_tags(get_examples()) if needs_counts else None
         self._initialize_loss()
+
+    def _check_scopes(self, scopes: Iterable[FrozenSet[str]]) -> None:
+        """Before training: every scope of the training data names labels of
+        the component, and the loss trains scopes that leave types out."""
+        owner = f"token_ner '{self.name}'"
+        for scope in sorted(scopes, key=sorted):
+            try:
+                leaves_out = leaves_types_out(self.tags, scope)
+            except ValueError as err:
+                raise ValueError(f"{owner}: the training data's {err}") from None
+            if leaves_out:
+                check_scoped_loss(self.loss, owner)
 
     def _count_tags(self, examples: Iterable[Example]) -> List[int]:
         """Gold tag counts over the whole training set (missing tokens excluded):
@@ -216,6 +251,18 @@ class TokenNER(ClassCountedPipe):
     @property
     def loss_classes(self) -> List[str]:
         return self.tags
+
+
+def _labels_and_scopes(examples: Iterable[Example]) -> Tuple[Set[str], Set[FrozenSet[str]]]:
+    """The entity labels of the references and their distinct label scopes, in one pass."""
+    labels: Set[str] = set()
+    scopes: Set[FrozenSet[str]] = set()
+    for eg in examples:
+        labels.update(ent.label_ for ent in eg.reference.ents)
+        scope = get_label_scope(eg.reference)
+        if scope is not None:
+            scopes.add(scope)
+    return labels, scopes
 
 
 def _split(flat: numpy.ndarray, lengths: numpy.ndarray) -> List[numpy.ndarray]:
