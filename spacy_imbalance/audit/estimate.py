@@ -312,7 +312,7 @@ def _check_dev(
     if min(recalls) <= 0:
         # a fold found none of its annotated entities: nothing to divide by
         return recalls, None, []
-    rate = float(_rates(_missing_mass(folds, maps, "dev", n_labels, recalls=recalls), annotated)["rate"][-1])
+    rate = float(_rates(_missing_mass(folds, maps, Calibration.DEV, n_labels, recalls=recalls), annotated)["rate"][-1])
     on_dev = float(numpy.mean(dev_recalls))
     on_held_out = float(numpy.mean(recalls))
     notes = []

@@ -157,10 +157,10 @@ def _marked_text(text: str, marks: List[Tuple[int, int, str, str]]) -> str:
 
 def summary(result: AuditResult) -> Dict[str, Any]:
     rate = result.miss_rate
-    counts = defaultdict(int)
+    counts: Dict[str, int] = defaultdict(int)
     for s in result.suspects:
         counts[s.label] += 1
-    outside = defaultdict(int)
+    outside: Dict[str, int] = defaultdict(int)
     for s in result.out_of_scope:
         outside[s.label] += 1
     rows = []

@@ -7,12 +7,14 @@ accuracy; the expected calibration error (ECE, Guo et al. 2017) is the
 count-weighted mean gap. Thresholds tuned on dev data repair a
 miscalibrated decision; the table shows how far off the probabilities are.
 """
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
+from thinc.types import ArrayXd
 from thinc.util import to_numpy
 
 from ..evaluation.matching import DevMatcher
@@ -22,8 +24,14 @@ from ..pipeline.sampled_spancat import span_component
 # candidates below it are too many and too unlikely to read anything from
 MIN_CONFIDENCE = 0.05
 
+# what the tables read: lists, or host (numpy) or device arrays
+Confidences = Union[Sequence[float], numpy.ndarray, ArrayXd]
+Outcomes = Union[Sequence[bool], numpy.ndarray, ArrayXd]
 
-class ReliabilityBin(NamedTuple):
+
+# a dataclass, not a NamedTuple: the field ``count`` would shadow tuple.count
+@dataclass(frozen=True)
+class ReliabilityBin:
     lower: float
     upper: float
     count: int
@@ -38,7 +46,7 @@ class Population(NamedTuple):
     correct: numpy.ndarray  # bool
 
 
-def reliability_table(confidence: Sequence[float], correct: Sequence[bool], n_bins: int = 10) -> List[ReliabilityBin]:
+def reliability_table(confidence: Confidences, correct: Outcomes, n_bins: int = 10) -> List[ReliabilityBin]:
     """``n_bins`` equal-width bins over [0, 1]: bin k holds confidences in
     [k/n, (k+1)/n), the last one 1.0 too. Host or device arrays, or lists
     (the bins are a handful of numbers: they are counted on the host)."""
@@ -56,7 +64,7 @@ def reliability_table(confidence: Sequence[float], correct: Sequence[bool], n_bi
     return table
 
 
-def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], n_bins: int = 10) -> float:
+def expected_calibration_error(confidence: Confidences, correct: Outcomes, n_bins: int = 10) -> float:
     """sum_k (n_k / N) |accuracy_k - confidence_k| over the non-empty bins of
     ``reliability_table``: 0 for a calibrated model, at most 1."""
     ece = _ece(reliability_table(confidence, correct, n_bins))
@@ -66,9 +74,10 @@ def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bo
 
 
 def _ece(table: List[ReliabilityBin]) -> Optional[float]:
-    filled = [b for b in table if b.count]
-    total = sum(b.count for b in filled)
-    return float(sum(b.count * abs(b.accuracy - b.confidence) for b in filled) / total) if total else None
+    total = sum(b.count for b in table)
+    # an empty bin has neither (and a weight of 0)
+    gaps = sum(b.count * abs(b.accuracy - b.confidence) for b in table if b.accuracy is not None and b.confidence is not None)
+    return float(gaps / total) if total else None
 
 
 def span_reliability(
@@ -148,7 +157,7 @@ def _draw(top: Any, bottom: Any, name: str, table: List[ReliabilityBin]) -> None
     bottom.set_ylabel("spans")
 
 
-def _check(confidence: Sequence[float], correct: Sequence[bool], n_bins: int):
+def _check(confidence: Confidences, correct: Outcomes, n_bins: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
     conf = numpy.asarray(to_numpy(confidence), dtype="float64").reshape(-1)

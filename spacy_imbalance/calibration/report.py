@@ -1,6 +1,7 @@
 """The calibration report of ``spacy-imbalance calibrate --report DIR``:
 calibration.json (for scripts), calibration.md (for people) and
 reliability.png."""
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -41,7 +42,7 @@ def report_data(search: SpanThresholdSearch, populations: Dict[str, Population],
         reliability[name] = {
             "n_spans": n,
             "ece": expected_calibration_error(confidence, correct, n_bins) if n else None,
-            "bins": [b._asdict() for b in table],
+            "bins": [asdict(b) for b in table],
         }
     return {
         "component": component,

@@ -124,16 +124,16 @@ def advise_cli(
     except ValueError as err:
         # no recommendation from untrained models: the trials stay in OUTPUT for a resumed run
         fail(str(err))
-    for name, why in advice.untrained:
-        msg.warn(f"{name} is not ranked: {why}; its scores would be those of an untrained model")
+    for method, why in advice.untrained:
+        msg.warn(f"{method} is not ranked: {why}; its scores would be those of an untrained model")
     recommended = next(c for c in candidates if c.name == advice.recommended)
     summary = {"budget_minutes": budget, "trial_minutes": minutes, "max_steps": max_steps, "seeds": seeds,
                "encoder": encoder, "train": str(train_path), "dev": str(dev_path)}
     paths = write_advice(output, advice, rows, left_out, summary, candidate_config(recommended, settings, None))
     table = [(r.name, f"{100 * r.mean:.1f} ± {100 * r.std:.1f}",
-              "–" if r.delta is None else f"{100 * r.delta['delta']:+.1f} [{100 * r.delta['low']:+.1f}, {100 * r.delta['high']:+.1f}]")
+              "–" if r.delta is None else f"{100 * r.delta['delta']:+.1f} [{100 * r.delta['low']:+.1f}, {100 * r.delta['high']:+.1f}]",
+              trained_text(r))
              for r in advice.ranking]
-    table = [(*row, trained_text(r)) for row, r in zip(table, advice.ranking)]
     msg.table(table, header=("method", "dev macro-F1", f"Δ vs {advice.baseline}", "trained"), aligns=("l", "r", "r", "r"), divider=True)
     top: Ranked = advice.ranking[0]
     msg.good(f"Recommended: {advice.recommended} (trained {trained_text(top)} per seed). {advice.verdict}")

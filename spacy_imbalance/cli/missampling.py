@@ -11,7 +11,7 @@ from wasabi import msg
 from ..corpus.docs_io import load_docs
 from ..corpus.gold_checks import check_no_empty_spans
 from ..evaluation.missampling import DocsPreparer, MissamplingResult, measure_missampling
-from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
 from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
 from ..spans.negatives.menu import SAMPLERS, build_sampler
@@ -178,7 +178,8 @@ def _component(
         return pipe, _upstream(nlp, component)
     # samplers that need no model run on an uninitialized component with labels
     nlp = spacy.blank("xx")  # candidates need no language data
-    pipe = nlp.add_pipe("sampled_spancat", name=component, config={"max_span_width": max_span_width, "gold_key": gold_key})
+    nlp.add_pipe("sampled_spancat", name=component, config={"max_span_width": max_span_width, "gold_key": gold_key})
+    pipe = span_component(nlp, component)
     for label in doc_labels(docs, gold_key):
         pipe.add_label(label)
     return pipe, None

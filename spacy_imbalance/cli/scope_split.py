@@ -2,7 +2,7 @@
 annotate some types (label scopes), and their naive merge."""
 import json
 from pathlib import Path
-from typing import List
+from typing import Any, Dict, List
 
 import typer
 from wasabi import msg
@@ -44,11 +44,13 @@ def scope_split_cli(
     write_docbins({**dict(zip(outputs, parts)), outputs[-1]: merged})
     kept = sum(len(doc.ents) for part in parts for doc in part)
     total = sum(len(doc.ents) for doc in docs)
-    summary = {"input": str(input_path), "seed": seed, "entities": total, "kept": kept, "left_out_types": left_out,
-               "parts": [{"file": out.name, "labels": list(group), "docs": len(part), "entities": sum(len(d.ents) for d in part)}
-                         for out, group, part in zip(outputs, checked, parts)]}
+    rows: List[Dict[str, Any]] = [
+        {"file": out.name, "labels": list(group), "docs": len(part), "entities": sum(len(d.ents) for d in part)}
+        for out, group, part in zip(outputs, checked, parts)
+    ]
+    summary = {"input": str(input_path), "seed": seed, "entities": total, "kept": kept, "left_out_types": left_out, "parts": rows}
     write_text_atomic(output_dir / "parts.json", json.dumps(summary, indent=2) + "\n")
-    for row in summary["parts"]:
+    for row in rows:
         msg.info(f"{row['file']}: {row['docs']} documents annotating {', '.join(row['labels'])} ({row['entities']} entities)")
     msg.good(f"{kept} of {total} entities kept; merged.spacy holds every part without scopes"
              + (f"; types in no group, removed everywhere: {', '.join(left_out)}" if left_out else ""))

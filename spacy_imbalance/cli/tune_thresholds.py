@@ -4,7 +4,7 @@ each kind of component that has them: the per-label thresholds of
 ``sampled_spancat`` (``evaluation.thresholds.spans``) and the entity/begin
 pair of ``two_task_ner`` (``evaluation.thresholds.two_task``)."""
 from pathlib import Path
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import typer
 from spacy.language import Language
@@ -24,8 +24,8 @@ from ..evaluation.thresholds.spans import (
     search_thresholds as search_span_thresholds,
     set_span_thresholds,
 )
-from ..evaluation.thresholds.two_task import ThresholdSearch, search_thresholds, set_pipeline_thresholds
-from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..evaluation.thresholds.two_task import ThresholdSearch, search_thresholds, set_pipeline_thresholds, two_task_component
+from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
 from ..pipeline.two_task_ner import TwoTaskNER
 from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, require_matplotlib, use_gpu
 from .checks import check_output_file, check_output_folder
@@ -97,14 +97,14 @@ def tune_thresholds_cli(
         _print_pair_table(search)
         if search.improves:
             set_pipeline_thresholds(nlp, component, search.best)
-        _save(nlp, model, output, search.improves, _pair_not_improved(search, nlp.get_pipe(component).labels))
+        _save(nlp, model, output, search.improves, _pair_not_improved(search, two_task_component(nlp, component).labels))
         if plot is not None:
             _plot(search, plot, component)
             msg.good(f"Saved the macro-F1 heatmap to {plot}")
         return
     _only_for(factory, component, ("--plot", plot))
     try:
-        pipe = nlp.get_pipe(component)
+        pipe = span_component(nlp, component)
         check_dev_gold(docs, pipe.cfg["gold_key"], source=str(data_path))
         current = pipe.thresholds or {}
         floor = search_floor(grid, current)
@@ -172,7 +172,8 @@ def _save(nlp: Language, model: Path, output: Optional[Path], improves: bool, ke
 
 
 def _print_span_table(search: SpanThresholdSearch) -> None:
-    rows = [
+    # label, gold count ("" on the macro row), thresholds and F1s as text
+    rows: List[Tuple[str, Union[int, str], str, str, str, str]] = [
         (label, search.support[label], threshold_text(search.current, label), threshold_text(search.best, label),
          f_text(search.current_f[label]), f_text(search.best_f[label]))
         for label in search.labels

@@ -106,9 +106,12 @@ def remap_span_groups(source: Doc, target: Doc, index_map: Dict[int, int], skip:
             continue
         spans = []
         for span in group:
-            new = [index_map.get(i) for i in range(span.start, span.end)]
-            # a zero-length span (new == []) has no token to move: lost too
-            if not new or None in new or new != list(range(new[0], new[0] + len(new))):
+            # a zero-length span has no token to move: lost too
+            if span.start == span.end or any(i not in index_map for i in range(span.start, span.end)):
+                lost += 1
+                continue
+            new = [index_map[i] for i in range(span.start, span.end)]
+            if new != list(range(new[0], new[0] + len(new))):
                 lost += 1
                 continue
             spans.append(Span(target, new[0], new[-1] + 1, label=span.label_, kb_id=span.kb_id_))

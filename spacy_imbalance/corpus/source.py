@@ -42,12 +42,12 @@ def source_corpus(name: str, path: Optional[Path], corpus: Optional[ReaderT], **
     one of ``path`` and ``corpus`` must be given; ``corpus_options``
     (``gold_preproc``, ``max_length``, ``limit``, ``augmenter``, typed by
     ``SentenceReader.build``) go to the reader over ``path``."""
-    if (path is None) == (corpus is None):
+    if corpus is not None and path is None:
+        return corpus
+    if path is None or corpus is not None:
         raise ValueError(
             f"{name}: give exactly one of `path` (a .spacy file or folder, or a CoNLL file) or `corpus` (another reader)"
         )
-    if corpus is not None:
-        return corpus
     if not Path(path).exists():
         raise FileNotFoundError(f"{name}: no such corpus path: {path}")
     reader = ConllCorpus if Path(path).is_file() and Path(path).suffix != ".spacy" else ScopeKeepingCorpus
@@ -83,8 +83,10 @@ class SentenceReader:
         self.source = source
 
     @staticmethod
-    def check(**settings: Any) -> None:
-        """Raise a ValueError naming the first setting that is out of range."""
+    def check(*args: Any, **settings: Any) -> None:
+        """Raise a ValueError naming the first setting that is out of range.
+        Called with the settings by name; each subclass names its own (the
+        ``*args: Any, **settings: Any`` signature lets its override do so)."""
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         yield from self.transform(nlp, sentence_examples(self.corpus, nlp))

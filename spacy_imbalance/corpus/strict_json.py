@@ -7,9 +7,12 @@ read as if the first were not there. ``loads_strict`` raises a
 instead; the readers of metrics and decisions files add the file's name.
 """
 import json
-from json.decoder import WHITESPACE, scanstring
-from json.scanner import py_make_scanner
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import re
+from typing import Any, Dict, List, Tuple
+
+# the whitespace JSON allows between tokens (json.decoder's own pattern,
+# which its type stubs keep private)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 class DuplicateKeyError(ValueError):
@@ -58,55 +61,67 @@ def line_of(text: str, index: int) -> int:
 
 def _first_repeat(text: str) -> Tuple[str, int]:
     """The first key (in reading order) that an object of ``text`` repeats,
-    and where its repeat starts, found by a parser that sees positions: the
-    pure-Python scanner with its object parser replaced."""
-    decoder = json.JSONDecoder()
-    decoder.parse_object = _positioned_object  # type: ignore[assignment]
-    scan = py_make_scanner(decoder)
+    and where its repeat starts, found by a walk that sees positions: objects
+    and arrays are walked here, keys and other values read by ``raw_decode``
+    (json's public parser; its scanner internals are no API to build on)."""
     try:
-        scan(text, WHITESPACE.match(text, 0).end())
+        _walk(text, _skip(text, 0), json.JSONDecoder())
     except _Repeated as repeat:
         return repeat.key, repeat.index
-    except (ValueError, StopIteration):  # text that is no JSON past the repeat the fast parser met
+    except ValueError:  # text that is no JSON past the repeat the fast parser met
         pass
     raise AssertionError("loads_strict: a repeated key that the positioned parse did not find")
 
 
-def _positioned_object(
-    s_and_end: Tuple[str, int], strict: bool, scan_once: Callable[[str, int], Tuple[Any, int]],
-    object_hook: Optional[Callable[..., Any]], object_pairs_hook: Optional[Callable[..., Any]], memo: Optional[Dict[str, str]] = None,
-) -> Tuple[Dict[str, Any], int]:
-    """json.decoder.JSONObject's walk over one object (which the fast parser
-    has read as far as its repeat), raising ``_Repeated`` at a key seen before."""
-    s, end = s_and_end
+def _skip(text: str, index: int) -> int:
+    """Past the whitespace JSON allows at ``index``."""
+    match = _WHITESPACE.match(text, index)
+    return match.end() if match else index
+
+
+def _walk(text: str, index: int, decoder: json.JSONDecoder) -> int:
+    """Read the value at ``index``, raising ``_Repeated`` at a key an object
+    gives twice (a key before its value, as json.decoder's JSONObject reads);
+    where the value ends."""
+    opening = text[index:index + 1]
+    if opening not in ("{", "["):
+        _, end = decoder.raw_decode(text, index)
+        return end
+    closing = "}" if opening == "{" else "]"
     seen = set()
-    end = WHITESPACE.match(s, end).end()
-    if s[end:end + 1] == "}":
-        return {}, end + 1
+    index = _skip(text, index + 1)
+    if text[index:index + 1] == closing:
+        return index + 1
     while True:
-        start = end
-        key, end = scanstring(s, end + 1, strict)
-        if key in seen:
-            raise _Repeated(key, start)
-        seen.add(key)
-        end = WHITESPACE.match(s, end).end() + 1  # past the ':'
-        _, end = scan_once(s, WHITESPACE.match(s, end).end())
-        end = WHITESPACE.match(s, end).end()
-        if s[end:end + 1] == "}":
-            return {}, end + 1
-        end = WHITESPACE.match(s, end + 1).end()  # past the ','
+        if opening == "{":
+            if text[index:index + 1] != '"':
+                raise ValueError(f"no key at {index}")
+            key, end = decoder.raw_decode(text, index)
+            if key in seen:
+                raise _Repeated(key, index)
+            seen.add(key)
+            index = _skip(text, end)
+            if text[index:index + 1] != ":":
+                raise ValueError(f"no ':' at {index}")
+            index = _skip(text, index + 1)
+        index = _skip(text, _walk(text, index, decoder))
+        if text[index:index + 1] == closing:
+            return index + 1
+        if text[index:index + 1] != ",":
+            raise ValueError(f"no ',' at {index}")
+        index = _skip(text, index + 1)
 
 
 def array_item_starts(text: str) -> List[int]:
     """Where each item of the JSON list that ``text`` holds starts (text that
     ``loads_strict`` has read as a list), so that a message can name its line."""
     decoder = json.JSONDecoder()
-    index = WHITESPACE.match(text, WHITESPACE.match(text, 0).end() + 1).end()  # past the '['
+    index = _skip(text, _skip(text, 0) + 1)  # past the '['
     starts: List[int] = []
     while text[index] != "]":
         starts.append(index)
         _, end = decoder.raw_decode(text, index)
-        index = WHITESPACE.match(text, end).end()
+        index = _skip(text, end)
         if text[index] == ",":
-            index = WHITESPACE.match(text, index + 1).end()
+            index = _skip(text, index + 1)
     return starts

@@ -20,7 +20,7 @@ from thinc.types import ArrayXd, Floats1d, Floats2d, Ints1d
 
 def softmax(xp: Any, logits: Floats2d) -> Floats2d:
     """Class probabilities per row, shifted by the row's maximum."""
-    shifted = logits - logits.max(axis=1, keepdims=True)
+    shifted = logits - xp.max(logits, axis=1, keepdims=True)
     exp = xp.exp(shifted)
     return exp / exp.sum(axis=1, keepdims=True)
 
@@ -28,7 +28,7 @@ def softmax(xp: Any, logits: Floats2d) -> Floats2d:
 def log_softmax(xp: Any, logits: Floats2d) -> Floats2d:
     """Log class probabilities per row, shifted by the row's maximum. No
     rows give no rows (a batch of empty docs)."""
-    shifted = logits - logits.max(axis=1, keepdims=True) if len(logits) else logits
+    shifted = logits - xp.max(logits, axis=1, keepdims=True) if len(logits) else logits
     return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
 
 
@@ -39,7 +39,7 @@ def probability_of(xp: Any, logits: Floats2d, column: Union[int, Ints1d]) -> Flo
     if isinstance(column, int):
         chosen = logits[:, column : column + 1]
     else:
-        chosen = xp.take_along_axis(logits, column[:, None], axis=1)
+        chosen = xp.take_along_axis(logits, column.reshape((-1, 1)), axis=1)
     return (1.0 / xp.exp(logits - chosen).sum(axis=1)).astype("float32")
 
 
@@ -67,7 +67,7 @@ def softmax_parts(logits: Floats2d) -> SoftmaxParts:
     n_rows, n_classes = logits.shape
     top = logits.argmax(axis=1)
     # One column per row, by index: ties at the maximum still count once.
-    is_top = xp.arange(n_classes)[None, :] == top[:, None]
+    is_top = xp.arange(n_classes)[None, :] == top.reshape((-1, 1))
     shifted = logits - logits[xp.arange(n_rows), top][:, None]
     rest = xp.where(is_top, 0, xp.exp(shifted)).sum(axis=1)
     log_p = (shifted - xp.log1p(rest)[:, None]).astype(logits.dtype, copy=False)

@@ -9,15 +9,16 @@ run: ``reached`` is the share of masked entities drawn in the first epoch,
 ``reached_over_epochs`` the share drawn at least once in ``epochs`` (the
 same draws for a sampler that keeps one draw per sentence).
 """
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
 from spacy.training import Example
+from thinc.types import Array1d, Ints1d
 
 from ..corpus.masking.masking import check_probability, mask_entities
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
-from ..spans.negatives import NegativeSampler, make_generator
+from ..spans.negatives import NegativeSampler
 
 MASKED_KEY = "masked"
 DocsPreparer = Callable[[List[Doc]], List[Doc]]
@@ -121,8 +122,7 @@ def measure_missampling(
             for seed in seeds:
                 examples = masked_examples(predicted, docs, p, seed, pipe.cfg["gold_key"])
                 masked.append(sum(len(eg.reference.spans[MASKED_KEY]) for eg in examples))
-                pipe._generator = make_generator(pipe.model.ops, seed)
-                pipe.cfg["sampling_seed"] = seed
+                pipe.reseed(seed)
                 n_masked = n_drawn = total = 0
                 # per batch: the masked candidates drawn in epoch 1, and in any epoch
                 first: List[numpy.ndarray] = []
@@ -156,7 +156,9 @@ def measure_missampling(
     return results
 
 
-def _masked_hits(pipe: SampledSpanCategorizer, masked: Optional[numpy.ndarray], negatives: numpy.ndarray):
+def _masked_hits(
+    pipe: SampledSpanCategorizer, masked: Optional[Array1d], negatives: Ints1d
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
     """(which candidates are masked entities, which of them were drawn), on the host."""
     ops = pipe.model.ops
     if masked is None:

@@ -18,6 +18,7 @@ from spacy.tokens import Doc
 from thinc.types import Floats2d
 
 from ..decisions.softmax import probability_of
+from ..pipeline.sampled_spancat import span_component
 from ..spans.scoring import Choice, best_entity
 from .scoring import score_spans
 
@@ -75,7 +76,7 @@ def predict_spans(
     )
     return SpanPredictions(
         docs=docs,
-        classes=list(nlp.get_pipe(component).classes),
+        classes=list(span_component(nlp, component).classes),
         starts=starts,
         ends=ends,
         doc_ids=doc_ids,

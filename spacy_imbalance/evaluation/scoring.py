@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..pipeline.sampled_spancat import span_component
 from ..spans.scoring import Choose, HostSpans, choose_spans
 
 
@@ -22,7 +22,7 @@ def score_spans(
     user should see)."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    pipe: SampledSpanCategorizer = nlp.get_pipe(component)
+    pipe = span_component(nlp, component)
     # the upstream components only: a listener reads the tok2vec's doc.tensor
     downstream = nlp.pipe_names[nlp.pipe_names.index(component) :]
     for batch in minibatch(docs, size=batch_size):

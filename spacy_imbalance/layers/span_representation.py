@@ -12,7 +12,7 @@ of per-token projections (one gemm over the n tokens) and a per-width row,
 gathered per span, instead of one gemm over the n·L concatenated span
 vectors.
 """
-from typing import Callable, Literal, NamedTuple, Optional, Tuple
+from typing import Callable, Literal, NamedTuple, Optional, Tuple, cast
 
 import numpy
 from thinc.api import Model, Ops, glorot_uniform_init
@@ -157,7 +157,7 @@ def _repr_width(model: Model, nI: int) -> int:
 def _width_projector(model: Model, tokens: Floats2d, candidates: Candidates, W: Floats2d, b: Floats1d) -> SpanProjector:
     """[h_i; h_j; E[w]] @ W.T + b = h_i W_i^T + h_j W_j^T + (E[w] W_E^T + b)."""
     ops = model.ops
-    E = model.get_param("E")
+    E = cast(Floats2d, model.get_param("E"))  # the width embedding, nW x nE
     if candidates.max_width > E.shape[0]:
         # validated on the host: gather_add's CPU bounds check misses the row
         # just past the table's end

@@ -5,12 +5,12 @@ al. 2018), where ``H_l`` are the cached features of ``FrozenTransformerShim``
 and ``s`` and ``gamma`` are the only parameters. The documents get no
 gradient: the transformer is frozen.
 """
-from typing import Callable, List, Tuple
+from typing import Callable, List, Tuple, cast
 
 import numpy
 from spacy.tokens import Doc
 from thinc.api import Model
-from thinc.types import Floats2d
+from thinc.types import Floats2d, Floats3d, Ints1d
 
 from .frozen_transformer import FrozenTransformerShim
 
@@ -53,12 +53,13 @@ def forward(
         # used without initialize (e.g. a component added to a loaded pipeline)
         init(model)
     host = shim.features([[token.text for token in doc] for doc in docs])
-    lengths = numpy.asarray([len(doc) for doc in docs], dtype="int32")
+    # on the host, where unflatten reads them
+    lengths = cast(Ints1d, numpy.asarray([len(doc) for doc in docs], dtype="int32"))
     n_layers = model.get_dim("nL")
     n_out = model.get_dim("nO")
     # one upload for the batch: (n_tokens, layers, hidden)
     if lengths.sum():
-        H = ops.asarray(numpy.concatenate(host, axis=0), dtype="float32")
+        H = ops.asarray3f(cast(Floats3d, numpy.concatenate(host, axis=0)))
     else:
         H = ops.alloc3f(0, n_layers, n_out)
     s = model.get_param("mix")
@@ -81,4 +82,5 @@ def forward(
 
 
 def _shim(model: Model) -> FrozenTransformerShim:
-    return model.shims[0]
+    # transformer_mix's only shim
+    return cast(FrozenTransformerShim, model.shims[0])

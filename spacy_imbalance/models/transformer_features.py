@@ -8,13 +8,13 @@ feature-based setting of the BERT paper, affordable on a CPU. Put it in the
 shared ``tok2vec`` component and every component reaches it through
 ``spacy.Tok2VecListener.v1``, as with any other tok2vec.
 """
-from typing import List, Sequence
+from typing import List, Sequence, cast
 
 from spacy.ml.featureextractor import FeatureExtractor
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, list2ragged, ragged2list, with_array
-from thinc.types import Floats2d
+from thinc.types import Floats2d, Ints2d, Ragged
 
 from ..layers.frozen_transformer import FrozenTransformerShim
 from ..layers.transformer_mix import transformer_mix
@@ -86,13 +86,16 @@ def build_transformer_features_v1(
         cache_size=cache_size,
     )
     mix = transformer_mix(shim)
-    features: Model = chain(mix, list2ragged())
+    features: Model[List[Doc], Ragged] = chain(mix, list2ragged())
     if attrs:
         # seeds as MultiHashEmbed's, so that a table starts as it would there
-        tables = [
+        tables: List[Model[Ints2d, Floats2d]] = [
             HashEmbed(width, n_rows, column=i, seed=8 + i, dropout=0.0) for i, n_rows in enumerate(rows)
         ]
-        hashed = chain(FeatureExtractor(list(attrs)), list2ragged(), with_array(concatenate(*tables)))
+        # list2ragged's type is generic over its lists: the cast is MultiHashEmbed's own
+        hashed: Model[List[Doc], Ragged] = chain(
+            FeatureExtractor(list(attrs)), cast(Model[List[Ints2d], Ragged], list2ragged()), with_array(concatenate(*tables))
+        )
         features = concatenate(features, hashed)
     # as spaCy's MultiHashEmbed ends: dropout set by the trainer, then layer norm
     output = Maxout(nO=width, nP=3, dropout=0.0, normalize=True)

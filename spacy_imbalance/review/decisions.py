@@ -39,7 +39,7 @@ import os
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Generator, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..corpus.strict_json import DuplicateKeyError, array_item_starts, line_of, loads_strict
 
@@ -165,7 +165,7 @@ class Record:
         return f"{path}, {self.place(fmt)}"
 
 
-def iter_records(path: Path) -> Iterator[Record]:
+def iter_records(path: Path) -> Generator[Record, None, None]:
     """The JSON objects of a decisions file, in order: JSON lines (one object
     a line), read a line at a time, or the whole file as one JSON document,
     a list of objects (a JSON export) or one object (pretty-printed or not).
@@ -217,16 +217,16 @@ def _document_records(path: Path, text: str, first_line: Optional[Tuple[int, jso
         raise DecisionFormatError(f"{path}, line {err.line}", err.problem) from None
     except json.JSONDecodeError as whole:
         if first_line is not None:
-            number, err = first_line
+            number, line_err = first_line
             if whole.lineno > number:
                 # the text reads on past the first line: perhaps one JSON
                 # document (a pretty-printed object) that breaks further on
                 raise DecisionFormatError(
-                    f"{path}, line {number}", f"is not JSON ({err}), and the file is no one JSON document either: it breaks "
+                    f"{path}, line {number}", f"is not JSON ({line_err}), and the file is no one JSON document either: it breaks "
                     f"at line {whole.lineno}, column {whole.colno} ({whole.msg}); expected one JSON object a line, or one JSON "
                     f"document: {EXPECTED}"
                 ) from None
-            raise DecisionFormatError(f"{path}, line {number}", f"is not JSON ({err}); expected one JSON object a line") from None
+            raise DecisionFormatError(f"{path}, line {number}", f"is not JSON ({line_err}); expected one JSON object a line") from None
         if text.lstrip().startswith("["):
             raise DecisionFormatError(str(path), f"is not JSON ({whole}); expected {EXPECTED}") from None
         raise DecisionFormatError(str(path), f"matches no decisions format; expected {EXPECTED}") from None

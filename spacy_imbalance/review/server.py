@@ -128,6 +128,8 @@ class ReviewServer(ThreadingHTTPServer):
     block_on_close = False
     # a port in use is refused, not shared (Windows lets a reused address bind twice)
     allow_reuse_address = False
+    # an AF_INET socket's bound name: the host as text (the stubs allow the bytes a bind takes)
+    server_address: Tuple[str, int]
 
     def __init__(
         self, page: Path, host: str = "127.0.0.1", port: int = 0, *,
@@ -313,6 +315,7 @@ class _DeadlineReader(io.RawIOBase):
 
 class ReviewHandler(BaseHTTPRequestHandler):
     server: ReviewServer
+    raw_requestline: bytes  # read by http.server's handle_one_request (not in its stubs)
     # every answer starts with a status line, even to a request line that names no version
     default_request_version = "HTTP/1.0"
     requestline = ""

@@ -15,7 +15,7 @@ writes NaN weights, with ``beta2 = 1`` it never moves.
 import math
 from collections.abc import Iterator as IteratorABC
 from numbers import Integral, Real
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Generator, Iterator, Optional, Union
 
 Number = Union[int, float]
 # thinc trains in float32: a setting above this overflows to inf in the
@@ -53,7 +53,9 @@ def check_number(
     if isinstance(value, bool) or not isinstance(value, Integral if integer else Real):
         raise ValueError(f"{name} must be {requirement}, got {value!r} ({_kind_of(value)})")
     try:
-        number: Number = int(value) if integer else float(value)
+        # with ``integer`` the value is Integral (anything else was refused
+        # above); the isinstance tells the type checker so
+        number: Number = int(value) if integer and isinstance(value, Integral) else float(value)
     except OverflowError:  # an int too large for a float
         number = math.inf
     above = low is None or (number > low if low_open else number >= low)
@@ -63,7 +65,7 @@ def check_number(
     return number
 
 
-def check_number_or_schedule(name: str, value: Any, **bounds: Any) -> Union[Number, Iterator[Number]]:
+def check_number_or_schedule(name: str, value: Any, **bounds: Any) -> Union[Number, Generator[Number, None, None]]:
     """A setting thinc's optimizer takes as a number or a schedule (an
     iterator of numbers, or a list it turns into one): a number checked now
     (see ``check_number``, which ``bounds`` are passed to), or the schedule
@@ -75,7 +77,7 @@ def check_number_or_schedule(name: str, value: Any, **bounds: Any) -> Union[Numb
     return check_number(name, value, **bounds)
 
 
-def _checked_schedule(name: str, schedule: Iterator[Any], bounds: Any) -> Iterator[Number]:
+def _checked_schedule(name: str, schedule: Iterator[Any], bounds: Any) -> Generator[Number, None, None]:
     for step, value in enumerate(schedule):
         yield check_number(f"{name} (its schedule's value {step})", value, **bounds)
 

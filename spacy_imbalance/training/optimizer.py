@@ -11,7 +11,7 @@ paths (``encoder.layer.0.attention.self.query.weight``), thinc's own by
 plain names (``W``, ``b``, ``E``). So the key says which rate a parameter
 takes, with no need to know the pipeline.
 """
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Iterator, List, Tuple, Union, cast
 
 from thinc.api import Optimizer
 from thinc.optimizers import ADAM_DEFAULTS, FloatOrSeq
@@ -21,6 +21,11 @@ from spacy.util import registry
 from .checks import FLOAT32_LIMIT, FLOAT32_SMALLEST, check_number_or_schedule
 
 KeyT = Tuple[int, str]
+# a rate or a schedule, as thinc's optimizer takes them: its FloatOrSeq names a
+# schedule thinc.types.Generator, the marker that lets pydantic validate a
+# config's iterator, where its _set_attr_or_schedule takes any iterator (as
+# check_number_or_schedule's checked schedules are)
+RateOrSchedule = Union[float, List[float], Iterator[float]]
 
 
 def is_torch_param(key: KeyT) -> bool:
@@ -34,10 +39,13 @@ class SplitRateOptimizer(Optimizer):
     stepped with the others) in place of ``learn_rate`` for PyTorch
     parameters. Weight decay and gradient clipping are shared."""
 
+    # the current rate: thinc's _set_attr_or_schedule sets it, and
+    # step_schedules advances it when it is a schedule
+    encoder_learn_rate: float
     __slots__ = ["encoder_learn_rate"]
 
-    def __init__(self, learn_rate: FloatOrSeq, *, encoder_learn_rate: FloatOrSeq, **kwargs) -> None:
-        super().__init__(learn_rate, **kwargs)
+    def __init__(self, learn_rate: RateOrSchedule, *, encoder_learn_rate: RateOrSchedule, **kwargs: Any) -> None:
+        super().__init__(cast(FloatOrSeq, learn_rate), **kwargs)
         self._set_attr_or_schedule("encoder_learn_rate", encoder_learn_rate)
 
     def __call__(self, key: KeyT, weights: FloatsXd, gradient: FloatsXd, *, lr_scale: float = 1.0):

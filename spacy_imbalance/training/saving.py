@@ -161,7 +161,7 @@ def _signals_deferred() -> Iterator[None]:
         if signum not in received:
             received.append(signum)
 
-    previous: Dict[int, Any] = {}
+    previous: Dict[signal.Signals, Any] = {}
     for signum in DEFERRED:
         handler = signal.getsignal(signum)
         if handler is not None:
@@ -172,6 +172,6 @@ def _signals_deferred() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        for signum in received:
+        for number in received:
             # the default SIGTERM ends the process here; SIGINT's raises KeyboardInterrupt
-            signal.raise_signal(signum)
+            signal.raise_signal(number)

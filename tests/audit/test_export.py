@@ -3,8 +3,7 @@ import json
 import pytest
 
 from spacy_imbalance.audit.export import FILES, SPANS_KEY, audited_docs, jsonl_records, write_outputs
-from spacy_imbalance.audit.run import AuditSettings, run_audit
-from spacy_imbalance.cli.audit import DEFAULT_CONFIG
+from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, run_audit
 from spacy_imbalance.corpus.docs_io import load_docs
 from spacy_imbalance.corpus.masking.masking import mask_entities
 

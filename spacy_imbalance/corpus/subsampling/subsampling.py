@@ -3,7 +3,7 @@ al., "AUC maximization for low-resource NER": a uniform sample of n
 sentences (20, 50, ..., 1000), or n sentences whose share of entity tokens
 is a chosen one (1, 2, 5, 10, 20 %), the paper's imbalanced data generator."""
 import random
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import Doc
 
@@ -15,7 +15,7 @@ _SEARCH_TRIES_PER_SENTENCE = 50
 
 def entity_tokens(doc: Doc, spans_key: Optional[str] = None) -> int:
     """The tokens of a doc covered by at least one gold span."""
-    covered = set()
+    covered: Set[int] = set()
     for span in gold_spans(doc, spans_key):
         covered.update(range(span.start, span.end))
     return len(covered)

@@ -57,7 +57,7 @@ def create_tuned_thresholds_v1(
     loaded: List[List[Doc]] = []
 
     def before_to_disk(nlp: Language) -> Language:
-        components = [name for name, pipe in nlp.pipeline if isinstance(pipe, SampledSpanCategorizer)]
+        components = [(name, pipe) for name, pipe in nlp.pipeline if isinstance(pipe, SampledSpanCategorizer)]
         if not components:
             raise ValueError(
                 f"{SETTING} spacy-imbalance.tuned_thresholds.v1 tunes sampled_spancat thresholds, and the pipeline "
@@ -66,8 +66,7 @@ def create_tuned_thresholds_v1(
         if not loaded:
             # read once, at the first save: the vocab is the pipeline's by then
             loaded.append(load_docs(path, nlp.vocab))
-        for name in components:
-            pipe = nlp.get_pipe(name)
+        for name, pipe in components:
             search = tune_span_thresholds(
                 nlp, name, loaded[0], grid=grid, shared=shared, min_gain=min_gain, batch_size=batch_size
             )

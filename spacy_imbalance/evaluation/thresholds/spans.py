@@ -137,10 +137,10 @@ def search_thresholds(
             kept = best.get(label)
             # the label's best value (the first of equals), then the margin
             top: Optional[Tuple[float, Thresholds, numpy.ndarray]] = None
-            for value in [None, *grid]:
-                if value == kept:
+            for option in [None, *grid]:  # None: argmax
+                if option == kept:
                     continue
-                trial = _with(best, label, value)
+                trial = _with(best, label, option)
                 totals = _totals(matcher, trial)
                 score = _macro_f(totals)
                 if top is None or score > top[0]:

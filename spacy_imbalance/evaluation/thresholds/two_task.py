@@ -88,10 +88,11 @@ def search_thresholds(
     for i, j in tqdm(pairs, desc="thresholds", disable=not progress, unit="pair"):
         macro_f[i, j] = score(grid[i], grid[j])
     # ties go to the first pair in grid order (the lowest thresholds)
-    i, j = numpy.unravel_index(int(macro_f.argmax()), macro_f.shape)
+    best_i, best_j = (int(k) for k in numpy.unravel_index(int(macro_f.argmax()), macro_f.shape))
     # fixed or fitted during training: what the component decodes with now
-    current = tuple(float(t) for t in component.thresholds)
-    return ThresholdSearch(grid, macro_f, (grid[i], grid[j]), float(macro_f[i, j]), current, float(score(*current)))
+    en_threshold, be_threshold = component.thresholds
+    current = (float(en_threshold), float(be_threshold))
+    return ThresholdSearch(grid, macro_f, (grid[best_i], grid[best_j]), float(macro_f[best_i, best_j]), current, float(score(*current)))
 
 
 def set_pipeline_thresholds(nlp: Language, name: str, thresholds: ThresholdPair) -> None:
