@@ -32,17 +32,15 @@ def is_done(
 ) -> bool:
     """Whether a run's metrics are there for this config, budget and overrides
     (and hold the per-sentence counts when a paired comparison will need them,
-    and the dev curve when a setting is to be chosen on dev)."""
-    if not metrics.exists():
-        return False
-    report = srsly.read_json(metrics)
-    fresh = (
-        report.get("config_sha256") == sha
-        and report.get("max_steps") == max_steps
-        and report.get("budget", "steps") == budget
-        and report.get("overrides", {}) == overrides
-    )
-    return fresh and ("counts" in report or not need_counts) and ("dev_curve" in report or not need_dev_curve)
+    and the dev curve when a setting is to be chosen on dev). A record from
+    before a field existed reads as its default (``RUN_DEFAULTS``: a step
+    budget, no overrides); one that cannot be read is an error naming it."""
+    from spacy_imbalance.scorers.pooling import RUN_DEFAULTS
+    from spacy_imbalance.sweeps.records import is_fresh, read_record
+
+    expected = {"config_sha256": sha, "max_steps": max_steps, "budget": budget, "overrides": overrides}
+    requires = [field for field, needed in (("counts", need_counts), ("dev_curve", need_dev_curve)) if needed]
+    return is_fresh(read_record(metrics), expected, requires, defaults=RUN_DEFAULTS)
 
 
 def make_trial(
@@ -86,6 +84,7 @@ def record_run(
     run's (<config> or <config>-<tag>, as its file is named). Its provenance
     is the trial's (measured where it trained, its threads included), else
     measured here, with this process's command line and the overrides."""
+    from spacy_imbalance.corpus.docs_io import write_text_atomic
     from spacy_imbalance.sweeps import run_provenance
     from spacy_imbalance.sweeps.provenance import command_record
 
@@ -112,7 +111,8 @@ def record_run(
             **missampling_record(Path(trial.output) / "model-last"),
         }
     )
-    srsly.write_json(trial.metrics, report, indent=0)  # compact: per-run files hold per-sentence counts
+    # compact (per-run files hold per-sentence counts), and never half written: is_done reads it back
+    write_text_atomic(Path(trial.metrics), srsly.json_dumps(report, indent=0))
     return report
 
 
@@ -132,6 +132,6 @@ def run_one(
 def print_tables(report: Dict[str, Any], trial: "Trial") -> None:
     """A run's evaluation tables (macro and micro scores, then each type), as
     ``spacy-imbalance evaluate`` prints them."""
-    from spacy_imbalance.cli.evaluate import print_report
+    from spacy_imbalance.evaluation.evaluate import print_report
 
     print_report(report, f"{report['name']} on {trial.test}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from spacy_imbalance.cli.convert import convert_file
+from spacy_imbalance.corpus.convert import convert_file
 
 SPLITS = ("train", "dev", "test")
 

@@ -25,6 +25,7 @@ LAYERS: List[Tuple[str, ...]] = [
     ("evaluation",),  # tools that take a trained pipeline
     ("calibration", "init_config", "review"),
     ("sweeps",),
+    ("benchmark",),  # the benchmark as a library: summaries of runs; sweeps of configs x seeds run on sweeps/
     ("audit",),
     ("advise",),
     ("cli",),

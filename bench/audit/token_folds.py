@@ -21,8 +21,8 @@ def token_fold_models(setting: Setting, docs: List[Any], dev_docs: List[Any], au
     from spacy.util import load_config
 
     from spacy_imbalance.audit.folds import PLAN_FILE, FoldPlan, fold_done, train_fold
+    from spacy_imbalance.audit.run import DEFAULT_CONFIG
     from spacy_imbalance.init_config import config_fingerprint
-    from spacy_imbalance.cli.audit import DEFAULT_CONFIG
 
     plan = FoldPlan.from_disk(audit / "folds" / PLAN_FILE)
     audit_training = load_config(DEFAULT_CONFIG)["training"]

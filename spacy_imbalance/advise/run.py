@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import srsly
 from spacy.tokens import Doc
 
 from ..audit.run import listed, read_audit_file
@@ -22,8 +21,7 @@ from ..corpus.docs_io import copy_ents_to_spans, write_docbin
 from ..corpus.stats import CorpusStats
 from ..init_config import build_config, config_fingerprint, render
 from ..init_config.options import ENCODERS
-from ..sweeps import Trial, run_trials
-from ..sweeps.trial import write_json_atomic
+from ..sweeps import Trial, run_pending
 from ..training.checks import check_number
 from .candidates import Candidate
 
@@ -248,37 +246,26 @@ def trial_key(trial: Trial) -> str:
     return f"{digest.hexdigest()[:16]}-{config[:16]}-s{trial.seed}-{trial.max_steps}{device}"
 
 
-def finished(trial: Trial) -> bool:
-    """Whether ``trial`` has a report with its key; a report that cannot be
-    read (a run stopped while writing it) is trained again."""
-    path = Path(trial.metrics)
-    if not path.exists():
-        return False
-    try:
-        report = srsly.read_json(path)
-    except ValueError:
-        return False
-    return report.get("advise_key") == trial_key(trial)
+def expected_record(trial: Trial) -> Dict[str, str]:
+    """What the record of a finished trial must hold to be reused (and what
+    advise adds to it): its key (``trial_key``)."""
+    return {"advise_key": trial_key(trial)}
 
 
 def run_candidates(
     planned: Sequence[Tuple[Candidate, int, Trial]], settings: AdviseSettings, out: Path,
     on_done: Optional[Callable[[Trial, Dict[str, Any], int, int], None]] = None,
 ) -> Dict[str, List[Dict[str, Any]]]:
-    """Train what is not finished; each candidate's reports, by seed."""
-    todo = [trial for _, _, trial in planned if not finished(trial)]
-
-    def record(trial: Trial, report: Dict[str, Any], n_done: int, n_all: int) -> None:
-        report["advise_key"] = trial_key(trial)
-        write_json_atomic(Path(trial.metrics), report)
-        if on_done is not None:
-            on_done(trial, report, n_done, n_all)
-
-    run_trials(todo, workers=settings.workers, address=settings.address,
-               gpus_per_trial=1.0 if settings.gpu_id >= 0 else 0.0, storage=out / "ray", name="advise", on_done=record)
+    """Train what is not finished (a trial whose record has its key is
+    reused; one that cannot be read is trained again); each candidate's
+    reports, by seed."""
+    records = run_pending(
+        [trial for _, _, trial in planned], expected_record, workers=settings.workers, address=settings.address,
+        gpus_per_trial=1.0 if settings.gpu_id >= 0 else 0.0, storage=out / "ray", name="advise", on_done=on_done,
+    )
     reports: Dict[str, List[Dict[str, Any]]] = {}
-    for candidate, _, trial in planned:
-        reports.setdefault(candidate.name, []).append(srsly.read_json(trial.metrics))
+    for (candidate, _, _), record in zip(planned, records):
+        reports.setdefault(candidate.name, []).append(record)
     return reports
 
 

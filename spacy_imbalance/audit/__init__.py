@@ -4,11 +4,13 @@ suspects and an estimate of how many entities the annotators missed
 from .estimate import Isotonic, MissRate, estimate_miss_rate
 from .export import SPANS_KEY, write_outputs
 from .folds import FoldPlan, assign_folds
-from .run import AuditResult, AuditSettings, Suspect, run_audit
+from .run import DEFAULT_CONFIG, FEATURES_CONFIG, AuditResult, AuditSettings, Suspect, run_audit
 
 __all__ = [
     "AuditResult",
     "AuditSettings",
+    "DEFAULT_CONFIG",
+    "FEATURES_CONFIG",
     "FoldPlan",
     "Isotonic",
     "MissRate",

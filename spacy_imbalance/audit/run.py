@@ -40,6 +40,10 @@ class CalibrationDoc:
 
 # fewer resamples than this give a 95 % percentile interval from a handful of tail values
 MIN_RESAMPLES = 100
+# the audit's default model (uniform negatives, CNN), and the same on frozen
+# all-MiniLM-L6-v2 features (both written by scripts/write_configs.py from configs/recipes.yml)
+DEFAULT_CONFIG = Path(__file__).parent / "default.cfg"
+FEATURES_CONFIG = DEFAULT_CONFIG.with_name("features.cfg")
 
 
 @dataclass

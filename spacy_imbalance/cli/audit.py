@@ -8,14 +8,11 @@ from wasabi import msg
 
 from ..audit.export import SPANS_KEY, write_outputs
 from ..audit.estimate import TOTAL
-from ..audit.run import AuditSettings, headline, run_audit, write_corpus_record
+# DEFAULT_CONFIG, FEATURES_CONFIG: their home is audit.run; imported from here before they moved
+from ..audit.run import DEFAULT_CONFIG, FEATURES_CONFIG, AuditSettings, headline, run_audit, write_corpus_record
 from ..corpus.docs_io import load_docs
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu, warn_without_matplotlib
 from .checks import check_output_folder
-
-DEFAULT_CONFIG = Path(__file__).parent.parent / "audit" / "default.cfg"
-# the default model on frozen all-MiniLM-L6-v2 features (written by scripts/write_configs.py from configs/recipes.yml)
-FEATURES_CONFIG = DEFAULT_CONFIG.with_name("features.cfg")
 
 
 @app.command(

@@ -5,14 +5,10 @@ import typer
 from spacy.tokens import Doc, DocBin
 from wasabi import msg
 
-from ..corpus.conll import ConllFormatError, ConllReport, conll_to_docs
-from ..corpus.default_corpus import (
-    DEFAULT_SPLIT,
-    DEFAULT_SPLIT_SEED,
-    default_corpus_path,
-    split_items,
-)
-from ..corpus.docs_io import copy_ents_to_spans, write_docbins
+from ..corpus.conll import ConllFormatError
+# convert_file: its home is corpus.convert; imported from here before it moved
+from ..corpus.convert import convert_file, output_paths
+from ..corpus.default_corpus import DEFAULT_SPLIT, DEFAULT_SPLIT_SEED, default_corpus_path
 from ._app import app, check_outputs_are_not_inputs, fail, parse_split
 from .checks import check_docbin_output, check_output_file
 from .stats import print_stats
@@ -20,51 +16,19 @@ from .stats import print_stats
 SPANS_KEY_HELP = "Also store the gold entities as doc.spans[KEY] (for spancat); '' to skip"
 
 
-def convert_file(
+def _checked_convert(
     input_path: Path, output: Path, *, spans_key: str = "sc", split: Optional[Dict[str, float]] = None, seed: int = DEFAULT_SPLIT_SEED
 ) -> Dict[str, List[Doc]]:
-    """Convert one CoNLL file to .spacy: one file, or one per split part in
-    the folder ``output``. Nothing is written unless the whole input reads."""
-    paths = {name: output / f"{name}.spacy" for name in split} if split else {"": output}
+    """``corpus.convert.convert_file`` after the checks of its outputs,
+    before any work: not the input, a regular file or a new path, named
+    .spacy (a message naming OUTPUT and an exit otherwise)."""
+    paths = output_paths(output, split)
     check_outputs_are_not_inputs([input_path], paths.values())
     for path in paths.values():
         # a device, pipe or folder would be replaced by the rename of the atomic write
         check_output_file(path, "OUTPUT")
         check_docbin_output(path, "OUTPUT")  # the parts of --split are named NAME.spacy
-    docs, report = conll_to_docs(input_path)
-    if spans_key:
-        copy_ents_to_spans(docs, spans_key)
-    _print_report(input_path, report)
-    parts = split_items(docs, split, seed) if split else {"": docs}
-    _check_no_empty_part(parts, split)
-    for path, n_docs in write_docbins({paths[name]: part for name, part in parts.items()}).items():
-        msg.good(f"Wrote {n_docs} sentences to {path}")
-    return parts
-
-
-def _check_no_empty_part(parts: Dict[str, List[Doc]], split: Optional[Dict[str, float]]) -> None:
-    """An empty part would be written as if all were well, and fail only
-    later, in training or evaluation."""
-    empty = [name for name, part in parts.items() if not part]
-    if empty:
-        n_docs = sum(len(part) for part in parts.values())
-        raise ValueError(
-            f"split: the part(s) {', '.join(map(repr, empty))} would get no sentence: "
-            f"{n_docs} sentence(s) are too few for the fractions {split}"
-        )
-
-
-def _print_report(path: Path, report: ConllReport) -> None:
-    msg.info(f"{path}: {report.sentences} sentences, {report.tokens} tokens, {report.entities} entities")
-    if report.docstart_lines:
-        msg.info(f"Skipped {report.docstart_lines} -DOCSTART- line(s)")
-    if report.implicit_starts:
-        lines = ", ".join(map(str, report.implicit_start_lines[:10]))
-        more = " ..." if report.implicit_starts > 10 else ""
-        msg.warn(
-            f"{report.implicit_starts} I-/E- tag(s) did not continue an entity of their type and "
-            f"started a new one (normal in IOB1); lines {lines}{more}"
-        )
+    return convert_file(input_path, output, spans_key=spans_key, split=split, seed=seed)
 
 
 @app.command("convert")
@@ -85,7 +49,7 @@ def convert_cli(
     if parts is not None and output.is_file():
         fail(f"With --split, {output} must be a folder, but it is a file")
     try:
-        convert_file(input_path, output, spans_key=spans_key, split=parts, seed=seed)
+        _checked_convert(input_path, output, spans_key=spans_key, split=parts, seed=seed)
     except ConllFormatError as err:
         if _is_docbin(input_path):
             fail(
@@ -127,7 +91,7 @@ def default_corpus_cli(
     except (ModuleNotFoundError, FileNotFoundError) as err:
         fail(str(err))
     try:
-        parts = convert_file(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
+        parts = _checked_convert(path, output_dir, spans_key=spans_key, split=DEFAULT_SPLIT, seed=DEFAULT_SPLIT_SEED)
     except (ConllFormatError, ValueError, OSError) as err:
         fail(str(err))
     for name, docs in parts.items():

@@ -2,14 +2,13 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import srsly
 import typer
 from wasabi import msg
 
-from ..corpus.docs_io import write_text_atomic
-from ..evaluation.evaluate import EvaluationError, evaluate_model, load_gold, scored_pipeline
+# print_report: its home is evaluation.evaluate; imported from here before it moved
+from ..evaluation.evaluate import EvaluationError, evaluate_model, load_gold, print_report, scored_pipeline, write_report
 from ..scorers.bootstrap import paired_bootstrap
-from ..scorers.evaluation import format_report, pipeline_counts
+from ..scorers.evaluation import pipeline_counts
 from ..sweeps.provenance import run_provenance
 from ._app import app, check_outputs_are_not_inputs, fail, use_gpu
 from .checks import bounded, check_output_file
@@ -25,21 +24,13 @@ def check_evaluation_settings(data_path: Path, output: Optional[Path], n_resampl
 
 
 def write_json_output(output: Path, data: Dict[str, Any], what: str, indent: int = 2) -> None:
-    """Write ``data`` as JSON atomically (a stopped run leaves no half
-    file); a message naming the file when it cannot be written."""
+    """``evaluation.evaluate.write_report``, and a message naming the file
+    when it cannot be written."""
     try:
-        write_text_atomic(output, srsly.json_dumps(data, indent=indent))
+        write_report(output, data, indent=indent)
     except (OSError, ValueError) as err:
         fail(f"Could not write --output {output}: {getattr(err, 'strerror', None) or err}")
     msg.good(f"Saved {what} to {output}")
-
-
-def print_report(report: Dict[str, Any], title: str) -> None:
-    overview, per_type = format_report(report)
-    msg.divider(title)
-    level = int(100 * report["bootstrap"]["level"])
-    msg.table(overview, header=("average", "P", "R", "F", f"F {level}% CI"), aligns=("l", "r", "r", "r", "r"))
-    msg.table(per_type, header=("type", "P", "R", "F", "support", "tp", "fp", "fn"), aligns=("l",) + ("r",) * 7)
 
 
 @app.command("evaluate")
@@ -98,10 +89,11 @@ def compare_cli(
             counts.append(system_counts)
     except EvaluationError as err:
         fail(str(err))
-    rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": {}}
+    systems: Dict[str, Any] = {}
+    rows, result = [], {"data": str(data_path), "baseline": models[0], "n_resamples": n_resamples, "seed": seed, "systems": systems}
     for model, system in zip(models[1:], counts[1:]):
         diff = paired_bootstrap(counts[0], system, n_resamples=n_resamples, seed=seed)
-        result["systems"][model] = diff
+        systems[model] = diff
         for avg in ("macro_f", "micro_f"):
             d = diff[avg]
             rows.append((model, avg, f"{100 * d['delta']:+.1f}", f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]", f"{d['share_not_better']:.3f}"))

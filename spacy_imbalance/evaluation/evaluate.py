@@ -7,19 +7,22 @@ The pipeline and the data are checked before any prediction. What cannot be
 scored raises ``EvaluationError`` with the message a user should read: the
 command exits with it (``fail``), a trial fails with it. The device and the
 run's provenance are the caller's: a command's ``--gpu-id``, a trial's own.
+``print_report`` prints a report's tables, ``write_report`` writes it.
 """
 import hashlib
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
+import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import load_model
+from wasabi import msg
 
-from ..corpus.docs_io import load_docs
+from ..corpus.docs_io import load_docs, write_text_atomic
 from ..corpus.gold_checks import missing_gold
-from ..scorers.evaluation import evaluate_pipeline, pipeline_target
+from ..scorers.evaluation import evaluate_pipeline, format_report, pipeline_target
 
 # What spaCy raises for a pipeline it cannot load: OSError (no such package or
 # folder, no meta.json or config.cfg), ImportError ([E048] blank:LANG of an
@@ -102,3 +105,21 @@ def evaluate_model(
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def print_report(report: Dict[str, Any], title: str) -> None:
+    """The report's tables under ``title``: the averages with the bootstrap
+    interval, then each type's scores and counts."""
+    overview, per_type = format_report(report)
+    msg.divider(title)
+    level = int(100 * report["bootstrap"]["level"])
+    msg.table(overview, header=("average", "P", "R", "F", f"F {level}% CI"), aligns=("l", "r", "r", "r", "r"))
+    msg.table(per_type, header=("type", "P", "R", "F", "support", "tp", "fp", "fn"), aligns=("l",) + ("r",) * 7)
+
+
+def write_report(path: Path, data: Dict[str, Any], indent: int = 2) -> None:
+    """``data`` (a report, a comparison) as JSON at ``path``, written
+    atomically: a stopped run leaves no half file. An OSError, or a
+    ValueError naming ``path`` when it is a folder or a device, when it
+    cannot be written."""
+    write_text_atomic(path, srsly.json_dumps(data, indent=indent))

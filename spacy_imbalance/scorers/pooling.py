@@ -6,6 +6,7 @@ copy of it) would count twice and shrink the spread; runs scored on other
 data, another target, another config, or on other labels would mix two
 experiments. ``pooling_problem`` says which, naming the files.
 """
+import copy
 import hashlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -28,6 +29,10 @@ RUN_FIELDS = (
     ("steps", "steps"), ("budget", "budget"), ("overrides", "overrides"), ("data_sha256", "data SHA-256"),
     ("target", "target"), ("thresholds", "thresholds"), ("tuned_from", "tuned from"),
 )
+# what a benchmark record without these fields meant (it was written before
+# they existed): a step budget, no overrides. The benchmark's resume check
+# (bench/runs.py ``is_done``) reads records with them too.
+RUN_DEFAULTS: Dict[str, Any] = {"budget": "steps", "overrides": {}}
 # An evaluation of a pipeline (`evaluate --output`, no seed): the pipeline,
 # the data, the bootstrap's settings (one pipeline evaluated again with
 # another --seed is another evaluation, which tests of pooling use), and what
@@ -88,13 +93,13 @@ def run_identity(report: Dict[str, Any]) -> Dict[str, Any]:
     if report.get("seed") is not None:
         identity = {key: report[key] for key, _ in RUN_FIELDS if report.get(key) is not None}
         # older records: no train_steps (they trained max_steps), no budget
-        # (steps), no overrides (none), as bench/runs.py's is_done reads them
+        # and no overrides (RUN_DEFAULTS)
         steps = report.get("train_steps", report.get("max_steps"))
         if steps is not None:
             identity["steps"] = steps
         if "max_steps" in report:
-            identity.setdefault("budget", "steps")
-            identity.setdefault("overrides", {})
+            for key, value in RUN_DEFAULTS.items():
+                identity.setdefault(key, copy.deepcopy(value))
         return identity
     identity = {key: report[key] for key, _ in EVALUATION_FIELDS if report.get(key) is not None and key != "counts"}
     counts = _canonical_counts(report.get("counts"))

@@ -2,23 +2,27 @@
 Ray Tune, one trial per worker (and per GPU when they train on GPUs), on
 this machine's Ray or on a cluster's (``address``).
 
-Resuming is the caller's: it leaves out the trials whose metrics it has
-(scripts/benchmark.py and ``advise`` do), so a sweep stopped half-way runs
-only what is missing, with or without Ray.
+``run_trials`` runs every trial it is given; ``run_pending`` resumes: it
+leaves out the trials whose records are fresh (``records.is_fresh``), so a
+sweep stopped half-way runs only what is missing, with or without Ray
+(``advise`` resumes so; scripts/benchmark.py checks its records itself).
 """
 import contextlib
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 import srsly
 from wasabi import msg
 
+from .records import Record, is_fresh, read_record, write_record
 from .trial import PATHS, Trial, TrialFailed, run_trial
 
 OnDone = Callable[[Trial, Dict[str, Any], int, int], None]
+# the values a trial's record must hold to be reused (a config's fingerprint, a key)
+ExpectedOf = Callable[[Trial], Mapping[str, Any]]
 # a trial's evaluation while it trains: the trial, step, dev score (0-1), seconds
 OnProgress = Callable[[Trial, int, float, float], None]
 
@@ -90,6 +94,69 @@ def run_trials(
         if on_done is not None:
             on_done(trial, report, i, len(trials))
     return reports
+
+
+def pending(
+    trials: Sequence[Trial], expected_of: ExpectedOf, *, requires: Iterable[str] = (),
+    defaults: Optional[Mapping[str, Any]] = None,
+) -> List[Trial]:
+    """The trials (their paths absolute, as ``run_trials`` runs them) whose
+    records are not fresh (``records.is_fresh`` with ``expected_of(trial)``,
+    ``requires`` and ``defaults``). A record that cannot be read (cut off
+    while written) is stale, and said to be: its trial runs again and
+    writes it anew."""
+    requires = tuple(requires)
+    todo = []
+    for trial in map(_absolute, trials):
+        try:
+            record = read_record(trial.metrics)
+        except ValueError as err:
+            msg.warn(f"{err}; {trial.name} runs again")
+            record = None
+        if not is_fresh(record, expected_of(trial), requires, defaults):
+            todo.append(trial)
+    return todo
+
+
+def run_pending(
+    trials: Sequence[Trial],
+    expected_of: ExpectedOf,
+    *,
+    requires: Iterable[str] = (),
+    defaults: Optional[Mapping[str, Any]] = None,
+    workers: int = 1,
+    address: Optional[str] = None,
+    gpus_per_trial: float = 0.0,
+    storage: Optional[Path] = None,
+    name: str = "sweep",
+    on_done: Optional[OnDone] = None,
+    on_progress: Optional[OnProgress] = print_progress,
+) -> List[Record]:
+    """Each trial's record, in the order of ``trials``, as written: the
+    trials ``pending`` finds run through ``run_trials`` (the settings after
+    ``defaults`` are its own), the others are not run again. A run trial's
+    record gets ``expected_of(trial)`` merged in and is written back before
+    ``on_done`` hears of it, so that the next sweep finds it fresh."""
+
+    def record(trial: Trial, report: Dict[str, Any], n_done: int, n_all: int) -> None:
+        report.update(expected_of(trial))
+        write_record(trial.metrics, report)
+        if on_done is not None:
+            on_done(trial, report, n_done, n_all)
+
+    todo = pending(trials, expected_of, requires=requires, defaults=defaults)
+    run_trials(
+        todo, workers=workers, address=address, gpus_per_trial=gpus_per_trial, storage=storage, name=name,
+        on_done=record, on_progress=on_progress,
+    )
+    return [_written(trial) for trial in map(_absolute, trials)]
+
+
+def _written(trial: Trial) -> Record:
+    record = read_record(trial.metrics)
+    if record is None:
+        raise TrialFailed(f"{trial.name} ran but left no record at {trial.metrics}")
+    return record
 
 
 def _absolute(trial: Trial) -> Trial:

@@ -17,6 +17,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import srsly
 
+from .records import write_record
+
 # called at each of a training's evaluations with its step, dev score (0-1)
 # and the seconds since training began
 OnEvaluation = Callable[[int, float, float], None]
@@ -134,7 +136,7 @@ def run_trial(trial: Trial, on_evaluation: Optional[OnEvaluation] = None) -> Dic
         }
     )
     report.update(step_record(report))
-    write_json_atomic(metrics, report)
+    write_record(metrics, report)
     # as read back (JSON keeps 10 digits): the same report here and from a Ray worker
     return srsly.read_json(metrics)
 
@@ -162,7 +164,7 @@ def _evaluate(trial: Trial, model: Path, metrics: Path, env: Dict[str, str]) -> 
         # its messages only for an error, as from the process above
         with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), _torch_threads(trial.threads):
             report = evaluate_model(str(model), Path(trial.test), name=trial.name)
-            write_json_atomic(metrics, report)
+            write_record(metrics, report)
     except Exception as err:
         said_plain = ANSI.sub("", said.getvalue())[-2000:].strip()
         # a pipeline or data that cannot be scored: the message says what is wrong; a crash inside a component or torch: named too
@@ -213,14 +215,6 @@ def step_record(report: Dict[str, Any]) -> Dict[str, Any]:
     steps = report.get("steps_trained") or curve[-1][0]
     best = max(score for _, score in curve)
     return {"steps_trained": steps, "cut_by_step_cap": steps >= report["train_steps"] and curve[-1][1] >= best}
-
-
-def write_json_atomic(path: Path, data: Dict[str, Any]) -> None:
-    """Compact JSON (reports hold per-sentence counts), never half written."""
-    # imported here: docs_io imports spaCy, which a runner whose trials are all finished never needs
-    from ..corpus.docs_io import write_text_atomic
-
-    write_text_atomic(Path(path), srsly.json_dumps(data, indent=0) + "\n")
 
 
 def _budget_step(log: Path) -> Optional[int]:

@@ -9,11 +9,12 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_imbalance.advise import AdviseSettings, Candidate
-from spacy_imbalance.advise.run import candidate_config, finished, plan_trials, read_miss_rate, trial_key, write_corpora
+from spacy_imbalance.advise.run import candidate_config, expected_record, plan_trials, read_miss_rate, trial_key, write_corpora
 from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.default_corpus import default_corpus_path
 from spacy_imbalance.corpus.docs_io import write_docbin
+from spacy_imbalance.sweeps import pending
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -117,6 +118,10 @@ def test_a_trial_is_reused_only_with_its_key_and_a_readable_report(tmp_path):
     assert trial_key(cpu_trial) != trial_key(gpu_trial)
     report = tmp_path / "trials" / "ner-s0.json"
     report.parent.mkdir(parents=True, exist_ok=True)
+
+    def finished(trial):
+        return pending([trial], expected_record) == []
+
     assert not finished(cpu_trial)
     report.write_text('{"advise_key": "' + trial_key(cpu_trial) + '", "macro"', encoding="utf8")  # cut off while written
     assert not finished(cpu_trial)

@@ -14,10 +14,9 @@ from spacy_imbalance.audit import run as audit_run
 from spacy_imbalance.audit.estimate import Calibration
 from spacy_imbalance.audit.folds import corpus_fingerprint
 from spacy_imbalance.audit.run import (
-    CORPUS_FILE, AuditSettings, check_audited_corpus, folds_on_ray, headline, run_audit, write_corpus_record,
+    CORPUS_FILE, DEFAULT_CONFIG, AuditSettings, check_audited_corpus, folds_on_ray, headline, run_audit, write_corpus_record,
 )
 from spacy_imbalance.cli import app
-from spacy_imbalance.cli.audit import DEFAULT_CONFIG
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
 
 SMALL = {"training.max_steps": 1}

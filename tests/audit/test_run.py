@@ -3,10 +3,9 @@ import json
 import pytest
 
 from spacy_imbalance.audit.folds import FOLD_FILE
-from spacy_imbalance.audit.run import AuditSettings, run_audit
+from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, run_audit
 from spacy_imbalance.corpus.docs_io import load_docs
 from spacy_imbalance.corpus.masking.masking import mask_entities
-from spacy_imbalance.cli.audit import DEFAULT_CONFIG
 
 SMALL = {"training.max_steps": 1}
 

@@ -10,10 +10,9 @@ from typer.testing import CliRunner
 
 from spacy_imbalance.audit import run as audit_run
 from spacy_imbalance.audit.export import summary
-from spacy_imbalance.audit.run import AuditSettings, known_outcomes, run_audit
+from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, known_outcomes, run_audit
 from spacy_imbalance.audit.suspects import Decoded
 from spacy_imbalance.cli import app
-from spacy_imbalance.cli.audit import DEFAULT_CONFIG
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
 from spacy_imbalance.corpus.masking.masking import mask_entities
 from spacy_imbalance.corpus.scopes.scopes import get_label_scope, set_label_scope

@@ -15,9 +15,8 @@ from spacy_imbalance.audit.folds import (
     FOLD_FILE, TRAIN_LOG, fold_curve, fold_dir, prepare_plan, spacy_trainer, train_fold, untrained_reason,
 )
 from spacy_imbalance.audit.estimate import Calibration
-from spacy_imbalance.audit.run import AuditSettings, check_folds_learned, headline, learned_little, run_audit
+from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, check_folds_learned, headline, learned_little, run_audit
 from spacy_imbalance.cli import app
-from spacy_imbalance.cli.audit import DEFAULT_CONFIG
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

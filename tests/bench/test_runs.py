@@ -1,6 +1,7 @@
 """One benchmark run: the resume check and the record (bench/runs.py)."""
 import sys
 
+import pytest
 import srsly
 
 from bench.runs import is_done, record_run
@@ -83,3 +84,35 @@ def test_benchmark_resume_does_not_depend_on_provenance(tmp_path):
     assert is_done(path, "x", 10, True, {})
     srsly.write_json(path, {"config_sha256": "x", "max_steps": 10, "overrides": {}, "counts": {}, "provenance": {"device": "cpu"}})
     assert is_done(path, "x", 10, True, {})
+
+
+def test_benchmark_a_record_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """record_run wrote the file in place: a benchmark stopped while writing
+    it left half a record, which the next resume could not read. Now through
+    a temporary file, in the same bytes (compact, no newline at the end)."""
+    import os
+    from types import SimpleNamespace
+
+    trial = SimpleNamespace(output=str(tmp_path / "out"), metrics=str(tmp_path / "ner-s0.json"))
+    size = {"train_examples": 1, "train_sentences": 1, "size_factor": 1.0, "word_factor": 1.0}
+    report = {"macro": {"f": 0.3}, "train_steps": 10, "train_seconds": 1.0, "provenance": {"device": "cpu"}}
+    (tmp_path / "ner-s0.json").write_text('{"earlier": "record"}', encoding="utf8")
+
+    def stopped(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        record_run(dict(report), "wnut16", "ner", 0, 10, -1, ROOT, {}, trial, size=size, name="ner")
+    assert (tmp_path / "ner-s0.json").read_text(encoding="utf8") == '{"earlier": "record"}'
+    assert sorted(os.listdir(tmp_path)) == ["ner-s0.json"]
+    monkeypatch.undo()
+    written = record_run(dict(report), "wnut16", "ner", 0, 10, -1, ROOT, {}, trial, size=size, name="ner")
+    assert (tmp_path / "ner-s0.json").read_text(encoding="utf8") == srsly.json_dumps(written, indent=0)
+
+
+def test_benchmark_resume_names_a_record_it_cannot_read(tmp_path):
+    path = tmp_path / "ner-s0.json"
+    path.write_text('{"config_sha256": "x", "max_st', encoding="utf8")
+    with pytest.raises(ValueError, match=rf"{path} is not a readable record"):
+        is_done(path, "x", 10, False, {})

@@ -4,9 +4,10 @@ CLI), and a report says what was scored; the device and the provenance are
 the caller's (``spacy-imbalance evaluate``: tests/cli)."""
 import pytest
 import spacy
+import srsly
 from spacy.tokens import DocBin, Span
 
-from spacy_imbalance.evaluation.evaluate import EvaluationError, check_gold_key, evaluate_model
+from spacy_imbalance.evaluation.evaluate import EvaluationError, check_gold_key, evaluate_model, print_report, write_report
 
 
 @pytest.fixture
@@ -58,3 +59,17 @@ def test_a_gold_key_is_checked_before_any_prediction(gold_path):
         check_gold_key(docs, " ", "gold.spacy")
     with pytest.raises(EvaluationError, match=r"^gold.spacy: no document has spans under the key 'sc'"):
         check_gold_key(docs, "sc", "gold.spacy", option="the key")
+
+
+def test_a_report_prints_its_tables_and_is_written_whole(gold_path, ruler_path, tmp_path, capsys):
+    report = evaluate_model(str(ruler_path), gold_path, name="ruler", n_resamples=10)
+    print_report(report, "ruler on gold")
+    printed = capsys.readouterr().out
+    assert "ruler on gold" in printed and "F 95% CI" in printed
+    assert sorted(line.split()[:2] for line in printed.splitlines() if line.split()[:1] in (["LOC"], ["PER"])) == [["LOC", "100.0"], ["PER", "100.0"]]
+    path = tmp_path / "metrics" / "ruler.json"
+    write_report(path, report, indent=0)
+    assert path.read_text(encoding="utf8") == srsly.json_dumps(report, indent=0)
+    # a folder is not replaced by the file: an error naming it
+    with pytest.raises(ValueError, match=rf"{tmp_path} is a folder"):
+        write_report(tmp_path, report)

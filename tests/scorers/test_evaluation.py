@@ -103,41 +103,6 @@ def test_summarize_cli_mean_std_and_plot(tmp_path, data):
     assert run["eval_seconds"] > 0
 
 
-def test_summarize_shows_the_size_factor_when_recorded():
-    from spacy_imbalance.cli.summarize import markdown_table, summarize_reports
-
-    def run(f, size=None):
-        report = {"name": "sCR", "macro": {"p": f, "r": f, "f": f}, "micro": {"p": f, "r": f, "f": f}, "per_type": {}}
-        if size is not None:
-            report["size_factor"] = size
-        return report
-
-    summary = summarize_reports([run(0.2, 2.0), run(0.4, 3.0)])
-    assert summary["sCR"]["size_factor"] == pytest.approx(2.5)
-    table = markdown_table(summary)
-    assert "| size factor |" in table and "| sCR | 2 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 30.0 ± 14.1 | 2.50 |" in table
-    # one run without it: no column rather than a misleading mean
-    assert "size factor" not in markdown_table(summarize_reports([run(0.2, 2.0), run(0.4)]))
-    # every training set the size of its corpus (a loss comparison): no column
-    assert "size factor" not in markdown_table(summarize_reports([run(0.2, 1.0), run(0.4, 1.0)]))
-
-
-def test_summarize_flags_systems_with_runs_cut_by_the_step_cap():
-    from spacy_imbalance.cli.summarize import markdown_table, summarize_reports
-
-    def run(name, f, cut=None):
-        report = {"name": name, "macro": {"p": f, "r": f, "f": f}, "micro": {"p": f, "r": f, "f": f}, "per_type": {}}
-        if cut is not None:
-            report["cut_by_step_cap"] = cut
-        return report
-
-    table = markdown_table(summarize_reports([run("ner", 0.2, False), run("ner", 0.4, True), run("sc", 0.3, False), run("old", 0.3)]))
-    assert "| ner† | 2 |" in table and "| sc | 1 |" in table and "| old | 1 |" in table
-    assert "a longer budget might score higher: ner (1 of 2)." in table
-    # no run cut: no mark and no note
-    assert "†" not in markdown_table(summarize_reports([run("sc", 0.3, False), run("old", 0.3)]))
-
-
 def test_summarize_cli_rejects_other_json(tmp_path):
     other = tmp_path / "other.json"
     other.write_text("{}")
