@@ -183,12 +183,9 @@ def sentence_to_doc(vocab: Vocab, sentence: ConllSentence, path: Union[str, Path
     spaces = [True] * len(sentence.words)
     spaces[-1] = False
     doc = Doc(vocab, words=sentence.words, spaces=spaces)
+    # every token is annotated (O or part of an entity): the setter marks each
+    # token outside the spans O, so missing annotation (ent_iob 0) never arises
     doc.ents = [Span(doc, start, end, label=label) for start, end, label in spans]
-    # Every token is annotated (O or part of an entity): mark O explicitly so
-    # that missing annotation (ent_iob == 0) stays distinguishable from O.
-    for token in doc:
-        if token.ent_iob == 0:
-            token.ent_iob_ = "O"
     return doc, [sentence.first_line + i for i in implicit]
 
 
