@@ -18,7 +18,7 @@ from thinc.types import Array1d, Ints1d
 
 from ..corpus.masking.masking import check_probability, mask_entities
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
-from ..spans.negatives import NegativeSampler, make_generator
+from ..spans.negatives import NegativeSampler
 
 MASKED_KEY = "masked"
 DocsPreparer = Callable[[List[Doc]], List[Doc]]
@@ -122,8 +122,7 @@ def measure_missampling(
             for seed in seeds:
                 examples = masked_examples(predicted, docs, p, seed, pipe.cfg["gold_key"])
                 masked.append(sum(len(eg.reference.spans[MASKED_KEY]) for eg in examples))
-                pipe._generator = make_generator(pipe.model.ops, seed)
-                pipe.cfg["sampling_seed"] = seed
+                pipe.reseed(seed)
                 n_masked = n_drawn = total = 0
                 # per batch: the masked candidates drawn in epoch 1, and in any epoch
                 first: List[numpy.ndarray] = []

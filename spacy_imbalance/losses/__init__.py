@@ -31,12 +31,16 @@ negative tokens ("conditional") or LibAUC's p-weighted means over all
 non-missing tokens ("libauc"); its loss is the task_weights-weighted sum over
 tasks. Its module docstring gives the details.
 
+``two_task.py`` holds two_task_ner's other losses (binary cross entropy per
+task, softmax cross entropy over a head's columns), and ``base.py`` what every
+loss and the components build on (``TokenLoss``, ``DeviceLoss``, the checks).
+
 ``partial.py`` is no configurable loss but the arithmetic of partial-label
 training (label scopes, ``spacy_imbalance.corpus.scopes``): each row has a
 mask of allowed classes and the loss is -log of their summed probability,
 which equals cross-entropy where one class is allowed.
 """
-from ._base import TokenLoss
+from .base import TokenLoss
 from .auc_margin import AUCMarginLoss, AUCMarginResult, configure_auc_margin_loss_v1
 from .cross_entropy import (
     CrossEntropy,

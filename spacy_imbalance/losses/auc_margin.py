@@ -59,7 +59,7 @@ import numpy
 from thinc.api import get_array_module, registry, to_numpy
 from thinc.types import Floats1d, Floats2d, Ints2d
 
-from ._base import DeviceLoss, check_setting, on_host
+from .base import DeviceLoss, check_setting, on_host
 
 __all__ = [
     "AUCForm",

@@ -6,7 +6,7 @@ from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
 from ..decisions.softmax import SoftmaxParts
-from ._base import TokenwiseLoss, check_setting, p_minus_one_hot
+from .base import TokenwiseLoss, check_setting, p_minus_one_hot
 
 __all__ = [
     "CrossEntropy",

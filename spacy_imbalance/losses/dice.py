@@ -5,7 +5,7 @@ from thinc.api import get_array_module, registry
 from thinc.types import Floats2d
 
 from ..decisions.softmax import softmax_parts
-from ._base import MAX_FLOAT32_SETTING, DeviceLoss, GoldIds, TokenLoss, check_normalizer, check_setting, one_hot
+from .base import MAX_FLOAT32_SETTING, DeviceLoss, GoldIds, TokenLoss, check_normalizer, check_setting, one_hot
 
 __all__ = ["DiceLoss", "configure_dice_loss_v1", "MIN_GAMMA"]
 

@@ -5,7 +5,7 @@ from thinc.api import get_array_module, registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
 from ..decisions.softmax import SoftmaxParts
-from ._base import MAX_FLOAT32_SETTING, TokenwiseLoss, check_setting, p_minus_one_hot, pow_clipped
+from .base import MAX_FLOAT32_SETTING, TokenwiseLoss, check_setting, p_minus_one_hot, pow_clipped
 
 __all__ = ["FocalLoss", "configure_focal_loss_v1"]
 

@@ -18,7 +18,7 @@ import numpy
 from thinc.api import get_array_module, registry
 from thinc.types import Floats2d, Ints1d
 
-from ._base import DeviceLoss, GoldIds, TokenLoss, check_gold_ids, check_setting
+from .base import DeviceLoss, GoldIds, TokenLoss, check_gold_ids, check_setting
 from .cross_entropy import CrossEntropy
 
 __all__ = ["MoMLoss", "MoMLossV2", "configure_mom_loss_v1", "configure_mom_loss_v2"]

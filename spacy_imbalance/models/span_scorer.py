@@ -2,20 +2,24 @@
 feed-forward scorer -> logits over O plus the entity labels (single-label
 softmax, column 0 = O).
 
-The model has three parts, each a ref, because training with negative
-sampling must not run them as one block: ``sampled_spancat`` runs
-``tok2vec`` once, may score *all* candidates without gradient (weighted
-sampler) or take their representations (Top-Neg), and then runs ``head``
-(= ``span_repr`` >> ``scorer``) with gradient on the selected spans only.
-``scorer`` is ``hidden`` (Maxout, LayerNorm, dropout) >> ``output_layer``;
-Top-Neg v2 takes the ``hidden`` output of every candidate.
+Called on docs (``model.predict(docs)``), it scores every candidate of
+width 1..``attrs["max_span_width"]`` (``set_max_width``) and returns
+``SpanScores``. Called on ``SampledSpans`` (``model.begin_update``, as
+spaCy's spancat model takes ``(docs, spans)``), it is the forward of
+training with negative sampling: it runs ``tok2vec`` once, lets the
+input's ``select`` choose the candidates to train on from what the model
+says of every candidate (``CandidateFeatures``: the logits for the weighted
+sampler, the span representations for Top-Neg, the hidden layer for
+Top-Neg v2, each without gradient), and runs ``head`` (= ``span_repr`` >>
+``scorer``) with gradient on those alone (``SampledScores``). The training
+keeps the head's own dropout (``attrs["head_dropout"]``) whatever
+``[training] dropout`` sets the encoder's.
 
-Called as a whole (``model.predict(docs)``), it scores every candidate of
-width 1..``attrs["max_span_width"]`` (set by the component) and returns
-``SpanScores``. In prediction mode (and for the samplers' scores of every
-candidate, ``candidate_logits``/``candidate_hidden``) the Maxout's affine
-map on the span vectors is computed from per-token projections summed per
-span (``project_spans``): the same values up to float rounding, without one
+The layers are refs so that these passes can run them apart: ``scorer`` is
+``hidden`` (Maxout, LayerNorm, dropout) >> ``output_layer``. In prediction
+mode (and for ``CandidateFeatures``) the Maxout's affine map on the span
+vectors is computed from per-token projections summed per span
+(``project_spans``): the same values up to float rounding, without one
 gemm over all n·L concatenated span vectors. The weights are unchanged:
 Maxout's W is split into the blocks acting on h_i, h_j and f(w).
 
@@ -25,13 +29,13 @@ Span representations (``representation``):
   embedding f (Top-Neg, Eq. 1);
 * ``"endpoints_product"``: [h_i; h_j; h_i - h_j; h_i * h_j] (Li et al., Eq. 2).
 """
-from typing import Callable, List, NamedTuple, Optional, Tuple
+from typing import Callable, List, NamedTuple, Optional, Tuple, Union
 
 import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, glorot_uniform_init, zero_init
-from thinc.types import Floats2d
+from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, glorot_uniform_init, set_dropout_rate, zero_init
+from thinc.types import Floats2d, Ints1d
 
 from ..layers.span_representation import REPRESENTATIONS, Representation, build_span_representation, span_projector
 from ..spans.candidates import Candidates, enumerate_candidates
@@ -48,6 +52,27 @@ class SpanScores(NamedTuple):
     logits: Floats2d  # one row per candidate; column 0 = O
 
 
+class SampledScores(NamedTuple):
+    """The sampled forward's output: the candidates it scored and their logits."""
+
+    selected: Ints1d  # sorted candidate indices
+    logits: Floats2d  # one row per selected candidate; column 0 = O
+
+
+class SampledSpans(NamedTuple):
+    """The sampled forward's input: the docs, their candidates (of the
+    model's ``max_span_width``) and ``select``, which returns the sorted
+    indices of the candidates to score from what the model says of every
+    candidate; none selected: nothing is scored."""
+
+    docs: List[Doc]
+    candidates: Candidates
+    select: Callable[["CandidateFeatures"], Ints1d]
+
+
+InT = Union[List[Doc], SampledSpans]
+
+
 @registry.architectures("spacy-imbalance.SpanScorer.v1")
 def build_span_scorer_v1(
     tok2vec: Model[List[Doc], List[Floats2d]],
@@ -61,7 +86,7 @@ def build_span_scorer_v1(
     """hidden_width 256 is both papers' scoring-layer size; dropout 0.1 that
     of the negative-sampling authors' code (their paper's BERT runs use 0.4,
     too much for a small tok2vec). ``dropout`` is the scoring head's rate in
-    training: ``sampled_spancat`` keeps it (``attrs["head_dropout"]``) when
+    training: the sampled forward keeps it (``attrs["head_dropout"]``) when
     ``[training] dropout`` sets the encoder's. ``nO`` (labels + 1) is set by
     the component when null. The output layer starts at zero."""
     return _build_span_scorer(tok2vec, representation, width_embedding, hidden_width, maxout_pieces, dropout, nO, zero_init)
@@ -124,8 +149,14 @@ def _build_span_scorer(
     )
 
 
-def forward(model: Model[List[Doc], SpanScores], docs: List[Doc], is_train: bool) -> Tuple[SpanScores, Callable]:
-    tok2vec, head = model.layers
+def forward(model: Model, X: InT, is_train: bool) -> Tuple[Union[SpanScores, SampledScores], Callable]:
+    if isinstance(X, SampledSpans):
+        return _sampled_forward(model, X, is_train)
+    return _full_forward(model, X, is_train)
+
+
+def _full_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[SpanScores, Callable]:
+    tok2vec = model.layers[0]
     ops = model.ops
     tokvecs, bp_tokvecs = tok2vec(docs, is_train)
     # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
@@ -134,17 +165,94 @@ def forward(model: Model[List[Doc], SpanScores], docs: List[Doc], is_train: bool
     X = _flatten(model, tokvecs)
     if not is_train:
         return SpanScores(candidates, candidate_logits(model, X, candidates)), _no_backprop
-    logits, bp_head = head((X, candidates.starts, candidates.ends), is_train)
+    logits, backprop = _head(model, X, candidates.starts, candidates.ends, lengths, bp_tokvecs, is_train)
+    return SpanScores(candidates, logits), backprop
+
+
+def _sampled_forward(model: Model, inputs: SampledSpans, is_train: bool) -> Tuple[SampledScores, Callable]:
+    """Encode the batch once, select, then score (with gradient in
+    training) only the selected candidates."""
+    tok2vec = model.layers[0]
+    head_dropout = model.attrs.get("head_dropout")
+    if is_train and head_dropout is not None:
+        # [training] dropout, set on the whole model, is the encoder's
+        set_dropout_rate(model.get_ref("scorer"), head_dropout)
+    tokvecs, bp_tokvecs = tok2vec(inputs.docs, is_train)
+    # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
+    lengths = numpy.asarray([len(doc) for doc in inputs.docs], dtype="int32")
+    X = _flatten(model, tokvecs)
+    candidates = inputs.candidates
+    selected = inputs.select(CandidateFeatures(model, candidates, inputs.docs, X))
+    if selected.shape[0] == 0:
+        return SampledScores(selected, model.ops.alloc2f(0, 0)), _nothing_selected
+    starts, ends = candidates.starts[selected], candidates.ends[selected]
+    logits, backprop = _head(model, X, starts, ends, lengths, bp_tokvecs, is_train)
+    return SampledScores(selected, logits), backprop
+
+
+def _head(
+    model: Model, X: Floats2d, starts: Ints1d, ends: Ints1d, lengths: numpy.ndarray, bp_tokvecs: Callable, is_train: bool
+) -> Tuple[Floats2d, Callable]:
+    """The head's logits for the spans (``starts``, ``ends``: token indices
+    into ``X``) and the backward pass from them to the docs."""
+    logits, bp_head = model.layers[1]((X, starts, ends), is_train)
 
     def backprop(d_logits: Floats2d) -> List[Doc]:
         d_X, _, _ = bp_head(d_logits)
-        return bp_tokvecs(ops.unflatten(d_X, lengths))
+        return bp_tokvecs(model.ops.unflatten(d_X, lengths))
 
-    return SpanScores(candidates, logits), backprop
+    return logits, backprop
 
 
 def _no_backprop(d_logits: Floats2d) -> List[Doc]:
     raise ValueError("SpanScorer.v1: the scores were computed in prediction mode (is_train=False); use begin_update to train")
+
+
+def _nothing_selected(d_logits: Floats2d) -> List[Doc]:
+    raise ValueError("SpanScorer.v1: select chose no candidate, so nothing was scored to back-propagate")
+
+
+class CandidateFeatures:
+    """What the model says of every candidate of a batch, in prediction mode
+    (no dropout, nothing kept for a backward pass), each computed when a
+    sampler asks (``spans.negatives.CandidateView``). The token vectors are
+    the training pass's own when it gives them, else the tok2vec's
+    prediction, computed once on first use."""
+
+    def __init__(self, model: Model, candidates: Candidates, docs: List[Doc], X: Optional[Floats2d] = None) -> None:
+        self.model = model
+        self.candidates = candidates
+        self.docs = docs
+        self._X = X
+
+    @property
+    def tokens(self) -> Floats2d:
+        if self._X is None:
+            self._X = _flatten(self.model, self.model.get_ref("tok2vec").predict(self.docs))
+        return self._X
+
+    def logits(self) -> Floats2d:
+        return candidate_logits(self.model, self.tokens, self.candidates)
+
+    def vectors(self) -> Floats2d:
+        """The span representations (the scoring head's input)."""
+        return self.model.get_ref("span_repr").predict((self.tokens, self.candidates.starts, self.candidates.ends))
+
+    def hidden(self) -> Floats2d:
+        """The scoring head's hidden layer (the output layer's input)."""
+        return candidate_hidden(self.model, self.tokens, self.candidates)
+
+
+def candidate_features(model: Model, docs: List[Doc], candidates: Candidates) -> CandidateFeatures:
+    """``CandidateFeatures`` of ``docs`` outside training: the token vectors
+    are computed only if a sampler asks for one of them."""
+    return CandidateFeatures(model, candidates, docs)
+
+
+def listens_upstream(model: Model) -> bool:
+    """Whether the model's tok2vec is a listener: outside training it reads
+    ``doc.tensor``, zeros where the upstream tok2vec has not set it."""
+    return model.get_ref("tok2vec").name == "tok2vec-listener"
 
 
 def candidate_logits(model: Model[List[Doc], SpanScores], X: Floats2d, candidates: Candidates) -> Floats2d:
@@ -200,6 +308,22 @@ def init(model: Model[List[Doc], SpanScores], X: Optional[List[Doc]] = None, Y: 
     span_repr.initialize()
     # a dummy batch carries the width through Maxout, LayerNorm and dropout
     model.get_ref("scorer").initialize(X=model.ops.alloc2f(2, span_repr.get_dim("nO")))
+
+
+def n_widths(model: Model) -> Optional[int]:
+    """The span widths the width embedding has rows for, once set."""
+    span_repr = model.get_ref("span_repr")
+    return int(span_repr.get_dim("nV")) if span_repr.has_dim("nV") else None
+
+
+def set_max_width(model: Model, max_span_width: int) -> None:
+    """The candidates' width limit, and the width embedding's rows while
+    they are unset (a model built for another width is the caller's error
+    to name: ``n_widths``)."""
+    span_repr = model.get_ref("span_repr")
+    if not span_repr.has_dim("nV"):
+        span_repr.set_dim("nV", max_span_width)
+    model.attrs["max_span_width"] = max_span_width
 
 
 def max_width(model: Model) -> int:

@@ -7,7 +7,9 @@ The model also owns the AUC margin loss's learnable a and b (one per binary
 task), so that the spaCy optimizer updates them with the other weights, and
 its dual variables alpha (the param "alpha" of the ``auc_params`` layer, with
 no gradient), which the loss moves by projected gradient *ascent* and the
-optimizer never touches (``spacy_imbalance.layers.auc_margin_params``).
+optimizer never touches (``spacy_imbalance.layers.auc_margin_params``). The
+component reaches them through ``set_n_tasks``, ``auc_state`` and
+``apply_auc_step``.
 """
 from typing import Callable, List, Optional, Tuple
 
@@ -17,6 +19,7 @@ from thinc.api import Linear, Model, chain, glorot_uniform_init, with_array, zer
 from thinc.types import Floats1d, Floats2d
 
 from ..layers.auc_margin_params import build_auc_margin_params
+from ..losses.auc_margin import AUCMarginLoss, AUCMarginResult
 
 InT = List[Doc]
 OutT = List[Floats2d]
@@ -70,3 +73,23 @@ def set_alpha(model: Model, alpha: Floats1d) -> None:
     # a param on the device: an AUC update reads and writes it without
     # copying to the host (a list attr cost a copy per update)
     model.set_param("alpha", model.ops.asarray1f(alpha))
+
+
+def set_n_tasks(model: Model, n_tasks: int) -> None:
+    """The number of binary tasks, one a, b and alpha each (before initialize)."""
+    model.get_ref("auc_params").set_dim("nT", n_tasks)
+
+
+def auc_state(model: Model) -> Tuple[Floats1d, Floats1d, Floats1d]:
+    """The AUC margin loss's a, b and alpha, on the model's device."""
+    params = model.get_ref("auc_params")
+    return params.get_param("a"), params.get_param("b"), get_alpha(params)
+
+
+def apply_auc_step(model: Model, auc: AUCMarginResult, loss: AUCMarginLoss) -> None:
+    """a and b get their gradients (the optimizer updates them with the
+    other weights); alpha takes ``loss``'s projected ascent step."""
+    params = model.get_ref("auc_params")
+    params.inc_grad("a", auc.d_a)
+    params.inc_grad("b", auc.d_b)
+    set_alpha(params, loss.ascend_alpha(get_alpha(params), auc.d_alpha))

@@ -10,6 +10,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples
 from thinc.api import Optimizer, set_dropout_rate
 
+from ..models.output import output_width
 from ..training.checks import check_finite_loss
 from .tagging.tags import check_label
 
@@ -101,7 +102,7 @@ class LabelledEntityPipe(TrainablePipe):
         check_label(label, self.name)
         if label in self.labels:
             return 0
-        if self.model.get_ref("output_layer").has_dim("nO"):
+        if output_width(self.model) is not None:
             raise ValueError(
                 f"{self.factory} '{self.name}': cannot add label {label!r} once the output layer's "
                 "size is set (after the model is initialized, or nO in the config); give every "
@@ -131,10 +132,10 @@ class LabelledEntityPipe(TrainablePipe):
         self._require_labels()
 
     def _check_output_width(self, width: int, unit: str) -> None:
-        output_layer = self.model.get_ref("output_layer")
-        if output_layer.has_dim("nO") and output_layer.get_dim("nO") != width:
+        built = output_width(self.model)
+        if built is not None and built != width:
             raise ValueError(
-                f"{self.factory} '{self.name}': the output layer has {output_layer.get_dim('nO')} {unit} "
+                f"{self.factory} '{self.name}': the output layer has {built} {unit} "
                 f"but the labels {', '.join(self.labels)} need {width}; start from a fresh component "
                 "(or nO = null) to change the label set"
             )
@@ -196,6 +197,15 @@ def check_name(
     if not isinstance(value, str) or not value.strip():
         alternative = " or null" if optional else ""
         raise ValueError(f"{owner}: {setting} must be a non-empty {what}{alternative}, got {value!r}")
+
+
+def check_groups(groups: Dict[str, Optional[str]], own: Sequence[str], owner: str) -> None:
+    """Every setting of ``groups`` names a span group or is null
+    (``check_name``), and those of ``own`` each a group of their own
+    (``check_own_groups``)."""
+    for setting, key in groups.items():
+        check_name(key, setting, owner)
+    check_own_groups(groups, own, owner)
 
 
 def check_own_groups(groups: Dict[str, Optional[str]], own: Sequence[str], owner: str) -> None:

@@ -11,6 +11,11 @@ decoded by Algorithm 1 of the AUC maximization paper.
     en_threshold = null      # null: fitted on held-out training sentences
     be_threshold = null      # (tagging/fitted_thresholds.py); a number fixes it
     threshold_holdout = 0.1  # share of training sentences set aside for that
+
+The component calls its model on docs and gets one row of scores per token
+(``TwoTaskTagger``, whose ``HeadLayout`` says which column is which head);
+the losses are ``losses.auc_margin`` and ``losses.two_task``, the threshold
+fit ``tagging.fitted_thresholds``.
 """
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple
@@ -25,19 +30,20 @@ from thinc.types import Floats2d
 
 from ..decisions.softmax import log_softmax
 from ..decisions.thresholds import check_threshold_pair
-from ..losses import AUCMarginLoss
-from ..losses._base import DeviceLoss, check_setting
-from ..losses.auc_margin import AUCMarginResult
-from ..models.two_task_tagger import get_alpha, set_alpha
+from ..losses.auc_margin import AUCMarginLoss, AUCMarginResult
+from ..losses.base import DeviceLoss, check_setting
+from ..losses.two_task import binary_cross_entropy, softmax_cross_entropy
+from ..models.two_task_tagger import apply_auc_step, auc_state, set_n_tasks
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, LabelledEntityPipe, check_name, write_entities
-from .tagging.fitted_thresholds import FALLBACK, ScoreHistograms, after_entity_tokens, is_held_out
+from .tagging.fitted_thresholds import ThresholdFit
 from .tagging.two_task import (
-    MISSING,
     HeadLayout,
+    TwoTaskTargets,
     Typing,
     decide,
     decisions_to_spans,
     make_spans,
+    sigmoid,
     token_targets,
     type_spans,
     validate_typing,
@@ -161,25 +167,14 @@ class TwoTaskNER(LabelledEntityPipe):
         )
         check_name(untyped_label, "untyped_label", prefix, what="label", optional=False)
         check_name(entities_key, "entities_key", prefix)
-        self.vocab = vocab
-        self.model = model
-        self.name = name
+        self.vocab, self.model, self.name, self.scorer = vocab, model, name, scorer
         self.auc_loss = auc_loss if auc_loss is not None else AUCMarginLoss()
-        self.scorer = scorer
         self.cfg: Dict[str, Any] = {
-            "labels": [],
-            "loss_mode": loss_mode,
-            "lambda_": lambda_,
-            "period": period,
-            "typing": typing,
-            "untyped_label": untyped_label,
-            "en_threshold": en_threshold,
-            "be_threshold": be_threshold,
-            "threshold_holdout": threshold_holdout,
-            "entities_key": entities_key,
+            "labels": [], "loss_mode": loss_mode, "lambda_": lambda_, "period": period, "typing": typing,
+            "untyped_label": untyped_label, "en_threshold": en_threshold, "be_threshold": be_threshold,
+            "threshold_holdout": threshold_holdout, "entities_key": entities_key,
             # the held-out score histograms and the thresholds fitted on them
-            "score_histograms": None,
-            "fitted_thresholds": None,
+            "score_histograms": None, "fitted_thresholds": None,
         }
         self._step = 0
 
@@ -187,9 +182,11 @@ class TwoTaskNER(LabelledEntityPipe):
     def thresholds(self) -> Tuple[float, float]:
         """The (entity, begin) thresholds the decoder uses: each fixed one, or
         the fitted one (0.5 before any training)."""
-        fitted = self.cfg.get("fitted_thresholds") or (FALLBACK, FALLBACK)
-        en, be = self.cfg["en_threshold"], self.cfg["be_threshold"]
-        return (float(fitted[0]) if en is None else float(en), float(fitted[1]) if be is None else float(be))
+        return self._fit.thresholds(self.cfg.get("fitted_thresholds"))
+
+    @property
+    def _fit(self) -> ThresholdFit:
+        return ThresholdFit(self.cfg["en_threshold"], self.cfg["be_threshold"], self.cfg["threshold_holdout"])
 
     @property
     def layout(self) -> HeadLayout:
@@ -225,7 +222,7 @@ class TwoTaskNER(LabelledEntityPipe):
     def decision_inputs(self, scores: numpy.ndarray) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
         """Sigmoid task scores and, with a type head, its log-probabilities."""
         layout = self.layout
-        h = _sigmoid(numpy, scores[:, layout.tasks])
+        h = sigmoid(numpy, scores[:, layout.tasks])
         if layout.typing != "type_head":
             return h, None
         return h, log_softmax(numpy, scores[:, layout.types])
@@ -251,7 +248,8 @@ class TwoTaskNER(LabelledEntityPipe):
         self._check_loss(loss)  # before the AUC step below moves a, b and alpha
         backprop(d_scores)
         if auc is not None:
-            self._apply_auc_step(auc)
+            # a and b get gradients (the optimizer's step), alpha its ascent step
+            apply_auc_step(self.model, auc, self.auc_loss)
         self._step += 1
         return loss
 
@@ -280,11 +278,13 @@ class TwoTaskNER(LabelledEntityPipe):
         ops = self.model.ops
         layout = self.layout
         targets = [token_targets(eg, self.labels, layout) for eg in examples]
-        held_out = self._held_out(examples)
-        if fit_thresholds and self._fits_thresholds:
-            self._add_scores(scores, targets, held_out)
+        fit = self._fit
+        held_out = fit.held_out([eg.reference.text for eg in examples])
+        if fit_thresholds and fit.fits:
+            task_scores = [doc_scores[:, layout.tasks] for doc_scores in scores]
+            self.cfg.update(fit.count(self.cfg["score_histograms"], ops, task_scores, targets, held_out, layout.n_pairs) or {})
         if held_out is not None:
-            targets = [_all_missing(t) if out else t for t, out in zip(targets, held_out)]
+            targets = [t.all_missing() if out else t for t, out in zip(targets, held_out)]
         flat = ops.flatten(scores)
         d_flat = ops.alloc2f(*flat.shape)
         phase = self.phase
@@ -292,13 +292,13 @@ class TwoTaskNER(LabelledEntityPipe):
         # the targets stay on the host, where the losses check them before
         # one upload each; the loss terms stay on the device until one copy
         if phase == "ce":
-            bio = numpy.concatenate([t[2] for t in targets])
-            loss, d_flat[:, layout.bio] = _softmax_ce(ops, flat[:, layout.bio], bio)
+            bio = numpy.concatenate([t.bio for t in targets])
+            loss, d_flat[:, layout.bio] = softmax_cross_entropy(ops, flat[:, layout.bio], bio)
         else:
             loss, d_flat[:, layout.tasks], auc = self._task_loss(flat[:, layout.tasks], targets, phase)
         if layout.typing == "type_head" and phase != "ce":
-            types = numpy.concatenate([t[1] for t in targets])
-            type_loss, d_flat[:, layout.types] = _softmax_ce(ops, flat[:, layout.types], types)
+            types = numpy.concatenate([t.types for t in targets])
+            type_loss, d_flat[:, layout.types] = softmax_cross_entropy(ops, flat[:, layout.types], types)
             loss = loss.plus(type_loss)
         total = (auc.loss if auc is not None else 0.0) + loss.to_float()
         # host lengths: Ops.unflatten would copy device lengths back
@@ -306,59 +306,20 @@ class TwoTaskNER(LabelledEntityPipe):
         return total, ops.unflatten(d_flat, lengths), auc
 
     def _task_loss(
-        self, logits: Floats2d, targets: list, phase: str
+        self, logits: Floats2d, targets: List[TwoTaskTargets], phase: str
     ) -> Tuple[DeviceLoss, Floats2d, Optional[AUCMarginResult]]:
         """The binary tasks' loss and its gradient w.r.t. their logits: BCE,
         or the AUC margin loss (which copies its value to the host itself)."""
         ops, layout = self.model.ops, self.layout
-        tasks = numpy.concatenate([t[0] for t in targets]).reshape(-1, layout.n_tasks)
+        tasks = numpy.concatenate([t.tasks for t in targets]).reshape(-1, layout.n_tasks)
         weights = numpy.asarray([1.0] * layout.n_pairs + [self.cfg["lambda_"]] * layout.n_pairs, dtype="float32")
-        h = _sigmoid(ops.xp, logits)
+        h = sigmoid(ops.xp, logits)
         if phase == "bce":
-            loss, d_logits = _binary_ce(ops, logits, h, ops.asarray2i(tasks), ops.asarray1f(weights))
+            loss, d_logits = binary_cross_entropy(ops, logits, h, ops.asarray2i(tasks), ops.asarray1f(weights))
             return loss, d_logits, None
-        params = self.model.get_ref("auc_params")
-        auc = self.auc_loss.compute(
-            h, tasks, params.get_param("a"), params.get_param("b"), get_alpha(params), task_weights=weights
-        )
+        auc = self.auc_loss.compute(h, tasks, *auc_state(self.model), task_weights=weights)
         # through the sigmoid: dh/dlogit = h (1 - h)
         return DeviceLoss(), auc.d_h * h * (1.0 - h), auc
-
-    @property
-    def _fits_thresholds(self) -> bool:
-        return self.cfg["en_threshold"] is None or self.cfg["be_threshold"] is None
-
-    def _held_out(self, examples: Sequence[Example]) -> Optional[List[bool]]:
-        share = self.cfg["threshold_holdout"]
-        if not self._fits_thresholds or share == 0:
-            return None
-        return [is_held_out(eg.reference.text, share) for eg in examples]
-
-    def _add_scores(self, scores: Scores, targets: list, held_out: Optional[List[bool]]) -> None:
-        """Count the task scores of the held-out docs (every doc when nothing
-        is held out) and refit the thresholds."""
-        ops = self.model.ops
-        layout = self.layout
-        keep = [i for i in range(len(targets)) if held_out is None or held_out[i]]
-        keep = [i for i in keep if len(targets[i][0])]
-        if not keep:
-            return
-        h = _sigmoid(ops.xp, ops.xp.concatenate([scores[i][:, layout.tasks] for i in keep]))
-        tasks = numpy.concatenate([targets[i][0] for i in keep])
-        after = after_entity_tokens([targets[i][0] for i in keep], layout.n_pairs)
-        histograms = ScoreHistograms.from_cfg(self.cfg["score_histograms"])
-        # counted on the host, where the targets are: the scores cross once
-        histograms.add(ops, h, tasks, layout.n_pairs, after)
-        self.cfg["score_histograms"] = histograms.to_cfg()
-        self.cfg["fitted_thresholds"] = list(histograms.thresholds())
-
-    def _apply_auc_step(self, auc: AUCMarginResult) -> None:
-        """a and b get their gradients (the optimizer updates them with the
-        other weights); alpha takes its projected ascent step."""
-        params = self.model.get_ref("auc_params")
-        params.inc_grad("a", auc.d_a)
-        params.inc_grad("b", auc.d_b)
-        set_alpha(params, self.auc_loss.ascend_alpha(get_alpha(params), auc.d_alpha))
 
     def initialize(
         self,
@@ -372,7 +333,7 @@ class TwoTaskNER(LabelledEntityPipe):
         layout = self.layout
         self._check_output_width(layout.width, "columns")
         docs = [eg.x for eg in islice(get_examples(), 10)]
-        self.model.get_ref("auc_params").set_dim("nT", layout.n_tasks)
+        set_n_tasks(self.model, layout.n_tasks)
         self.model.initialize(X=docs, Y=[self.model.ops.alloc2f(len(doc), layout.width) for doc in docs])
         self._step = 0
         self.cfg["score_histograms"] = None
@@ -383,43 +344,3 @@ class TwoTaskNER(LabelledEntityPipe):
         self.cfg["en_threshold"] = float(en_threshold)
         self.cfg["be_threshold"] = float(be_threshold)
 
-
-def _sigmoid(xp: Any, x):
-    # the tanh form never overflows, unlike 1 / (1 + exp(-x)) for x < -88
-    return 0.5 * (1.0 + xp.tanh(0.5 * x))
-
-
-def _all_missing(targets: tuple) -> tuple:
-    return tuple(numpy.full_like(t, MISSING) for t in targets)
-
-
-def _softmax_ce(ops: Any, logits: Floats2d, gold: numpy.ndarray) -> Tuple[DeviceLoss, Floats2d]:
-    """Token-mean cross entropy over non-missing tokens (the COMAUC-2T phase
-    and the type head); ``gold`` on the host, where the tokens are counted."""
-    xp = ops.xp
-    n = max(int((gold >= 0).sum()), 1)
-    gold = ops.asarray1i(gold)
-    present = gold >= 0
-    log_p = log_softmax(xp, logits)
-    safe = xp.where(present, gold, 0)
-    rows = xp.arange(len(gold))
-    total = -xp.where(present, log_p[rows, safe], 0).sum()
-    grad = xp.exp(log_p)
-    grad[rows, safe] -= 1.0
-    return DeviceLoss.term(total, n), xp.where(present[:, None], grad / n, 0).astype(logits.dtype)
-
-
-def _binary_ce(ops: Any, logits: Floats2d, h: Floats2d, tasks, weights) -> Tuple[DeviceLoss, Floats2d]:
-    """CE-2T: binary cross entropy per task, a mean over the task's
-    non-missing tokens, weighted like Eq. 4 (entity + lambda_ * begin)."""
-    xp = ops.xp
-    present = tasks >= 0
-    y = xp.where(present, tasks, 0).astype(logits.dtype)
-    # counts in the logits' float32: int64 counts would make the division,
-    # and all that follows, float64 on the device
-    counts = xp.maximum(present.sum(axis=0), 1).astype(logits.dtype)
-    # log(1 + e^-|x|) form: stable for large |logits|
-    per_token = xp.maximum(logits, 0) - logits * y + xp.log1p(xp.exp(-xp.abs(logits)))
-    total = (xp.where(present, per_token, 0).sum(axis=0) / counts * weights).sum()
-    grad = xp.where(present, (h - y) / counts * weights, 0)
-    return DeviceLoss.term(total), grad.astype(logits.dtype)

@@ -1,8 +1,8 @@
 """What ``sampled_spancat`` uses while it trains and predicts: candidate
 enumeration (``candidates``), gold span targets (``gold``), the negative
-samplers and their menu (``negatives/``), what its logits say about each
-candidate, chosen on the device (``scoring``), and the decoding of scored
-spans to entities (``decoding``). The tools that take a trained pipeline
+samplers, their menu and what the component draws with (``negatives/``),
+what its logits say about each candidate, chosen on the device
+(``scoring``), and the decoding of scored spans to entities (``decoding``). The tools that take a trained pipeline
 (the pass over documents, gold matching, the threshold search, the
 missampling measure) are in ``evaluation/``; the threshold rule and the
 softmax in ``decisions/``. (``thresholds/``: old import paths only.)"""

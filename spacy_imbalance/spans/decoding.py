@@ -1,13 +1,14 @@
 """From scored candidates to entities: which candidates a ``sampled_spancat``
 predicts as entities (``entity_candidates``: the argmax rule, or per-label
 thresholds), and the greedy decoder that keeps non-overlapping ones
-(``greedy_non_overlapping``), which the component, the threshold search and
-the audit share.
+(``greedy_non_overlapping``), which the component (``entity_spans``), the
+threshold search and the audit share.
 """
 from functools import partial
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy
+from spacy.tokens import Doc, Span
 from thinc.api import Ops
 from thinc.types import Floats1d, Floats2d
 
@@ -64,3 +65,13 @@ def greedy_non_overlapping(starts: numpy.ndarray, ends: numpy.ndarray, scores: n
             taken[start:end] = True
             kept.append(int(i))
     return sorted(kept, key=lambda i: int(starts[i]))
+
+
+def entity_spans(doc: Doc, entities: HostSpans, classes: Sequence[str]) -> Tuple[List[Span], List[int]]:
+    """One doc's chosen candidates (``entity_candidates(...).by_doc``) as
+    spans labelled by their ``label`` column (``classes``: the name of each
+    column), and the indices of those the greedy decoder keeps by their
+    ``confidence``."""
+    labels = entities.columns["label"]
+    spans = [Span(doc, int(start), int(end), label=classes[int(label)]) for start, end, label in zip(entities.starts, entities.ends, labels)]
+    return spans, greedy_non_overlapping(entities.starts, entities.ends, entities.columns["confidence"])

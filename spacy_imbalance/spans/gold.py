@@ -11,7 +11,10 @@ through its ``incorrect_spans_key``) are known negatives: class O even where
 the annotation around them is missing, flagged in ``SpanTargets.known`` so
 that the component trains on every one of them, not on a sample.
 """
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+import logging
+import warnings
+from itertools import islice
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import numpy
 from spacy.attrs import ORTH, SPACY
@@ -20,7 +23,7 @@ from spacy.training import Example
 from thinc.api import Ops
 from thinc.types import Array1d, Ints1d
 
-from .candidates import Candidates, doc_offsets, touching
+from .candidates import Candidates, covering_width, doc_offsets, enumerate_candidates, touching
 
 UNKNOWN = -1
 O_CLASS = 0
@@ -227,13 +230,57 @@ def count_gold(
     return len(widths), sum(1 for width in widths if width > max_width)
 
 
+def warn_too_wide(examples: Iterable[Example], max_width: int, gold_key: Optional[str], component: str) -> None:
+    """A warning when gold spans of ``examples`` are wider than the
+    candidates (``count_gold``): no update or prediction ever sees them.
+    component (str): The component's name."""
+    n_gold, n_wide = count_gold(examples, max_width, gold_key, component)
+    if n_wide:
+        warnings.warn(
+            f"sampled_spancat '{component}': {n_wide} of {n_gold} gold spans ({100 * n_wide / n_gold:.1f} %) "
+            f"are wider than max_span_width = {max_width} tokens; they are no candidates, so "
+            "they are never trained on nor predicted. Raise max_span_width to cover them.",
+            stacklevel=3,
+        )
+
+
+def width_from_gold(examples: Iterable[Example], gold_key: Optional[str], component: str) -> int:
+    """``max_span_width = null``: the width that covers ``WIDTH_COVERAGE``
+    of the gold spans (``covering_width``), logged with what it covers.
+    component (str): The component's name."""
+    widths = gold_widths(examples, gold_key, component)
+    width = covering_width(widths)
+    covered = sum(1 for w in widths if w <= width)
+    logging.getLogger("spacy").info(
+        "sampled_spancat '%s': max_span_width = %d from the training data (covers %d of %d gold spans, %.1f %%)",
+        component, width, covered, len(widths), 100 * covered / max(len(widths), 1),
+    )
+    return width
+
+
+TargetsOf = Callable[[List[Example], Candidates], SpanTargets]
+
+
+def count_classes(ops: Ops, examples: Iterable[Example], n_classes: int, max_width: int, targets: TargetsOf) -> List[int]:
+    """Gold class counts over every candidate of ``examples`` (O = negative
+    candidates; ``targets`` gives a batch's classes), 256 examples at a time:
+    the frequencies weighted losses need."""
+    counts = numpy.zeros(n_classes, dtype="int64")
+    examples = iter(examples)
+    while batch := list(islice(examples, 256)):
+        candidates = enumerate_candidates(ops, [len(eg.predicted) for eg in batch], max_width)
+        classes = ops.to_numpy(targets(batch, candidates).classes)
+        counts += numpy.bincount(classes[classes >= 0], minlength=n_classes)
+    return [int(c) for c in counts]
+
+
 def gold_labels(examples: Iterable[Example], gold_key: Optional[str]) -> List[str]:
     """The labels of the reference gold (doc.ents or doc.spans[gold_key])."""
     return doc_labels((eg.reference for eg in examples), gold_key)
 
 
 def doc_labels(docs: Iterable[Doc], gold_key: Optional[str]) -> List[str]:
-    labels = set()
+    labels: Set[str] = set()
     for doc in docs:
         group: Iterable[Span] = doc.ents if gold_key is None else doc.spans.get(gold_key, [])
         labels.update(span.label_ for span in group)

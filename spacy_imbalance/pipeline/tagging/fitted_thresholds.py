@@ -22,12 +22,18 @@ threshold makes the fewest of those split/merge errors. Where a range of cuts ti
 (well separated scores) the middle of the range is taken, the cut with the
 widest margin. The histograms decay by ``DECAY`` per update, so they follow
 the model as it learns: about the last 1 / (1 - DECAY) = 50 batches count.
+
+``ThresholdFit`` is the component's side of it: the held-out docs of a batch,
+their scores counted, and the pair the decoder uses (a fixed threshold wins
+over the fitted one).
 """
 import zlib
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy
+
+from .two_task import TwoTaskTargets, sigmoid
 
 N_BINS = 100
 DECAY = 0.98
@@ -102,6 +108,53 @@ class ScoreHistograms:
             errors = (begin.sum() - _at_or_above(begin)) + _at_or_above(inside)
             be = _middle_of_best(-errors)
         return en, be
+
+
+@dataclass(frozen=True)
+class ThresholdFit:
+    """two_task_ner's thresholds: each fixed (a number) or, where None,
+    fitted on the held-out share ``holdout`` of the training sentences."""
+
+    en_threshold: Optional[float]
+    be_threshold: Optional[float]
+    holdout: float
+
+    @property
+    def fits(self) -> bool:
+        return self.en_threshold is None or self.be_threshold is None
+
+    def thresholds(self, fitted: Optional[Sequence[float]]) -> Tuple[float, float]:
+        """The (entity, begin) pair the decoder uses: each fixed one, or the
+        ``fitted`` one (``FALLBACK`` before any training)."""
+        fitted = fitted or (FALLBACK, FALLBACK)
+        en, be = self.en_threshold, self.be_threshold
+        return (float(fitted[0]) if en is None else float(en), float(fitted[1]) if be is None else float(be))
+
+    def held_out(self, texts: Sequence[str]) -> Optional[List[bool]]:
+        """Per doc, whether it is held out (None: none is, or nothing is fitted)."""
+        if not self.fits or self.holdout == 0:
+            return None
+        return [is_held_out(text, self.holdout) for text in texts]
+
+    def count(
+        self, stored: Optional[Dict[str, Any]], ops: Any, task_scores: Sequence[Any], targets: Sequence[TwoTaskTargets],
+        held_out: Optional[Sequence[bool]], n_pairs: int,
+    ) -> Optional[Dict[str, Any]]:
+        """Count the task logits ``task_scores`` of the held-out docs (every
+        doc when none is held out) into the ``stored`` histograms and refit:
+        the cfg's new ``score_histograms`` and ``fitted_thresholds`` (None:
+        no doc to count)."""
+        keep = [i for i in range(len(targets)) if held_out is None or held_out[i]]
+        keep = [i for i in keep if len(targets[i].tasks)]
+        if not keep:
+            return None
+        h = sigmoid(ops.xp, ops.xp.concatenate([task_scores[i] for i in keep]))
+        tasks = numpy.concatenate([targets[i].tasks for i in keep])
+        after = after_entity_tokens([targets[i].tasks for i in keep], n_pairs)
+        histograms = ScoreHistograms.from_cfg(stored)
+        # counted on the host, where the targets are: the scores cross once
+        histograms.add(ops, h, tasks, n_pairs, after)
+        return {"score_histograms": histograms.to_cfg(), "fitted_thresholds": list(histograms.thresholds())}
 
 
 def _at_or_above(counts: numpy.ndarray) -> numpy.ndarray:

@@ -1,6 +1,7 @@
 """The NER two-task reformulation (AUC maximization paper, Fig. 2 and
-Algorithm 1): which output column is which head, the binary targets built from
-gold entities, and the decoding of entity/begin decisions into entities.
+Algorithm 1): which output column is which head, the targets built from
+gold entities (``TwoTaskTargets``), the sigmoid of the task scores and the
+decoding of entity/begin decisions into entities.
 
 Typing (``typing``):
 
@@ -14,7 +15,7 @@ Typing (``typing``):
   summed log-probability over its tokens.
 """
 from dataclasses import dataclass
-from typing import List, Literal, Sequence, Tuple
+from typing import Any, List, Literal, NamedTuple, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc, Span
@@ -64,12 +65,30 @@ class HeadLayout:
         return self.bio.stop
 
 
+class TwoTaskTargets(NamedTuple):
+    """One doc's targets per token (``token_targets``)."""
+
+    tasks: numpy.ndarray  # n_tokens x n_tasks: 1/0, MISSING where the gold is missing
+    types: numpy.ndarray  # the gold type of entity tokens, else MISSING
+    bio: numpy.ndarray  # 0 for O, 1 + 2k for B, 2 + 2k for I (k = 0 untyped); MISSING where missing
+
+    def all_missing(self) -> "TwoTaskTargets":
+        """The same shapes, every target missing (a held-out doc's)."""
+        return TwoTaskTargets(*(numpy.full_like(t, MISSING) for t in self))
+
+
+def sigmoid(xp: Any, x: Any) -> Any:
+    """The tasks' scores from their logits, with ``xp`` the logits' module."""
+    # the tanh form never overflows, unlike 1 / (1 + exp(-x)) for x < -88
+    return 0.5 * (1.0 + xp.tanh(0.5 * x))
+
+
 def validate_typing(typing: str) -> None:
     if typing not in TYPINGS:
         raise ValueError(f"typing must be one of {', '.join(TYPINGS)}, got {typing!r}")
 
 
-def token_targets(example: Example, labels: Sequence[str], layout: HeadLayout) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+def token_targets(example: Example, labels: Sequence[str], layout: HeadLayout) -> TwoTaskTargets:
     """Targets per token of ``example.predicted``:
 
     * tasks (n_tokens x n_tasks): 1/0, ``MISSING`` where the gold is missing;
@@ -103,7 +122,7 @@ def token_targets(example: Example, labels: Sequence[str], layout: HeadLayout) -
             types[i] = k
         bio_type = 0 if layout.typing == "untyped" else k
         bio[i] = 1 + 2 * bio_type + (0 if begins else 1)
-    return tasks, types, bio
+    return TwoTaskTargets(tasks, types, bio)
 
 
 def decide(h: numpy.ndarray, layout: HeadLayout, en_threshold: float, be_threshold: float) -> Tuple[numpy.ndarray, numpy.ndarray]:

@@ -20,6 +20,11 @@ candidates (gold class O) the loss sees. Unsampled negatives get no gradient.
 ``menu``: the samplers by the name the command line takes, the one list
 that ``init-config --sampler`` and ``missampling --sampler`` read.
 
+``draws``: what the component draws with while it trains: the batch a
+sampler sees (the step, the sentences' keys and what the model says of
+every candidate), the candidates an update scores, the run's seed and the
+missampling counts.
+
 Sampling draws its random keys from a generator the component seeds at
 initialize from the global random state, which ``spacy train`` fixes from
 ``[training] seed``: the same seed gives the same samples.
@@ -33,7 +38,8 @@ differ in the last bits from run to run). Float sums also run in another
 order than numpy's. Compare GPU and CPU runs by their metrics, not their
 weights.
 """
-from ._base import NegativeSampler, SamplingBatch, make_generator, top_k_per_group
+from ._base import NegativeSampler, SamplingBatch, check_sampler, make_generator, top_k_per_group
+from .draws import CandidateView, Missampling, NegativeDraws, run_seed, sampling_batch, sentence_key, training_rows
 from .exhaustive import AllNegatives, create_all_negatives_v1
 from .temperature import ConstantTemperature, SqrtTemperature, create_constant_temperature_v1, create_sqrt_temperature_v1
 from .top import TopNegatives, TopNegativesV2, create_top_negatives_v1, create_top_negatives_v2
@@ -50,8 +56,16 @@ from .weighted import (
 __all__ = [
     "NegativeSampler",
     "SamplingBatch",
+    "check_sampler",
     "make_generator",
     "top_k_per_group",
+    "CandidateView",
+    "Missampling",
+    "NegativeDraws",
+    "run_seed",
+    "sampling_batch",
+    "sentence_key",
+    "training_rows",
     "AllNegatives",
     "UniformNegatives",
     "UniformNegativesV2",

@@ -107,9 +107,27 @@ class NegativeSampler:
         per_doc = numpy.asarray([-self.correction * math.log(share) for share in shares], dtype="float32")
         return ops.asarray1f(numpy.repeat(per_doc, numpy.asarray(candidates.doc_counts, dtype="int64")))
 
+    def correct(self, ops: Ops, candidates: Candidates, logits: Floats2d) -> None:
+        """Add ``prior_shift`` to O's logit (column 0) of every candidate, in
+        place: what prediction decides with (the written probabilities,
+        thresholds and calibration read it too). Training never sees it."""
+        shift = self.prior_shift(ops, candidates)
+        if shift is not None:
+            logits[:, 0] += shift
+
     def __repr__(self) -> str:
         settings = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({settings})"
+
+
+def check_sampler(negatives: object, owner: str) -> None:
+    """``negatives`` of a component's config is one of these samplers
+    (confection does not check what a nested block resolves to)."""
+    if not isinstance(negatives, NegativeSampler):
+        raise ValueError(
+            f"{owner}: negatives must be a sampler from spacy_imbalance.spans.negatives "
+            f'(e.g. @misc = "spacy-imbalance.uniform_negatives.v1"), got {type(negatives).__name__}'
+        )
 
 
 def check_rate(value: float, setting: str) -> None:
