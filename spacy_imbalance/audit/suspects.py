@@ -18,8 +18,9 @@ from spacy.tokens import Doc
 from thinc.types import Floats2d
 
 from ..decisions.softmax import softmax
+from ..evaluation.components import span_component
 from ..evaluation.scoring import score_spans
-from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..spans.decoding import greedy_non_overlapping
 from ..spans.scoring import Choice
 

@@ -17,9 +17,9 @@ from spacy.tokens import Doc
 from thinc.types import ArrayXd
 from thinc.util import to_numpy
 
+from ..evaluation.components import span_component
 from ..evaluation.matching import DevMatcher
 from ..evaluation.predictions import predict_spans
-from ..pipeline.sampled_spancat import span_component
 
 # candidates below it are too many and too unlikely to read anything from
 MIN_CONFIDENCE = 0.05

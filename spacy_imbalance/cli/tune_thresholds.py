@@ -14,6 +14,7 @@ from wasabi import msg
 from ..calibration.reliability import MIN_CONFIDENCE, reliability_populations
 from ..calibration.report import f_text, threshold_text, write_report
 from ..corpus.docs_io import load_docs
+from ..evaluation.components import span_component
 from ..evaluation.matching import check_dev_gold, check_gold
 from ..evaluation.thresholds.grid import MAX_STEP, MIN_STEP, default_grid
 from ..evaluation.thresholds.spans import (
@@ -25,7 +26,7 @@ from ..evaluation.thresholds.spans import (
     set_span_thresholds,
 )
 from ..evaluation.thresholds.two_task import ThresholdSearch, search_thresholds, set_pipeline_thresholds, two_task_component
-from ..pipeline.sampled_spancat import SampledSpanCategorizer, span_component
+from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..pipeline.two_task_ner import TwoTaskNER
 from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, require_matplotlib, use_gpu
 from .checks import check_output_file, check_output_folder

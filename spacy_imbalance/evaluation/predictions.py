@@ -18,8 +18,8 @@ from spacy.tokens import Doc
 from thinc.types import Floats2d
 
 from ..decisions.softmax import probability_of
-from ..pipeline.sampled_spancat import span_component
 from ..spans.scoring import Choice, best_entity
+from .components import span_component
 from .scoring import score_spans
 
 

@@ -8,8 +8,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from ..pipeline.sampled_spancat import span_component
 from ..spans.scoring import Choose, HostSpans, choose_spans
+from .components import span_component
 
 
 def score_spans(

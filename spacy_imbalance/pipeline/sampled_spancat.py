@@ -26,6 +26,9 @@ of the references, from ``MaskedCorpus``) give the missampling rate of Li et
 al. (2022, Eq. 12), the ``missampling_rate`` score (a column of the training
 log) over the updates since the last evaluation.
 
+In a scoped document (``ScopedCorpus.v1``) a candidate not annotated as an entity
+is trained towards "O or a type outside the scope", their summed probability (``spans.scopes``).
+
 Prediction adds the sampler's prior correction to O's logit
 (``NegativeSampler.prior_shift``, none for v1 samplers), then decodes
 (``_span_decisions``). "Per sentence" means per ``Doc``; a candidate may
@@ -44,12 +47,14 @@ from thinc.types import Floats2d, Ints1d
 
 from ..decisions.thresholds import check_label_thresholds
 from ..losses.base import TokenLoss, check_span_loss
+from ..losses.partial import check_training_scopes, scope_rows, scoped_loss
 from ..models.output import output_width, set_output_width
 from ..models.span_scorer import SampledScores, SampledSpans, SpanScores, candidate_features, listens_upstream, n_widths, set_max_width
 from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enumerate_candidates
 from ..spans.gold import SpanTargets, count_classes, gold_labels, span_targets, warn_too_wide, width_from_gold
 from ..spans.negatives import CandidateView, NegativeDraws, NegativeSampler, check_sampler, training_rows
 from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
+from ..spans.scopes import batch_scopes, selected_rows, training_scopes
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, check_groups
 from ._span_decisions import SpanDecisionsPipe
 
@@ -219,9 +224,13 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         return float(loss)
 
     def _loss(self, targets: SpanTargets, scores: SampledScores) -> Tuple[Floats2d, float]:
-        """The configured loss of the scored candidates against their gold
-        classes: (d loss / d logits, loss), thinc's order."""
-        return self.loss(scores.logits, targets.classes[scores.selected])
+        """The configured loss of the scored candidates against their gold classes, in its partial-label
+        form where a scope leaves types out (``losses.partial``): (d loss / d logits, loss), thinc's order."""
+        if targets.out_of_scope is None:
+            return self.loss(scores.logits, targets.classes[scores.selected])
+        gold, known, out_of_scope = selected_rows(self.model.ops, targets, scores.selected)
+        d_logits, loss = scoped_loss(self.loss, scores.logits, gold, out_of_scope, known_negative=known, owner=self._owner)
+        return d_logits, loss.to_float()
 
     def _train_on(self, docs: List[Doc], candidates: Candidates, targets: SpanTargets, view: CandidateView) -> Ints1d:
         """The candidates an update scores (``training_rows``); the drawn
@@ -268,10 +277,12 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
     def _targets(self, examples: Sequence[Example], candidates: Candidates) -> SpanTargets:
         label_index = {label: i for i, label in enumerate(self.labels)}
         # pipelines saved before incorrect_spans_key existed have none
-        return span_targets(
+        targets = span_targets(
             self.model.ops, examples, candidates, label_index, gold_key=self.cfg["gold_key"],
             masked_key=self.cfg["masked_key"], incorrect_key=self.cfg.get("incorrect_spans_key"), component=self.name,
         )
+        scopes = batch_scopes(examples, self.cfg["gold_key"], self._owner)
+        return targets._replace(out_of_scope=scope_rows(self.labels, scopes, candidates.doc_counts, self._owner))
 
     def missampling_rate(self, *, reset: bool = False) -> Optional[float]:
         """Share of the drawn negatives that were masked entities, over the updates
@@ -300,8 +311,10 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         labels: Optional[Sequence[str]] = None,
     ) -> None:
         validate_get_examples(get_examples, "SampledSpanCategorizer.initialize")
-        gold_key = self.cfg["gold_key"]
-        self._initialize_labels(get_examples, labels if labels is not None else gold_labels(get_examples(), gold_key))
+        gold_key, scopes = self.cfg["gold_key"], training_scopes(get_examples())
+        # a scope's type counts as annotated even where no entity of it occurs
+        self._initialize_labels(get_examples, labels if labels is not None else sorted(set(gold_labels(get_examples(), gold_key)).union(*scopes)))
+        check_training_scopes(self.labels, scopes, self.loss, self._owner)
         n_classes = len(self.classes)
         self._check_output_width(n_classes, "classes")
         if self._width_from_data:  # logged, and saved in cfg
@@ -331,18 +344,3 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
                 if from_data else f"the model's width embedding covers {built} widths but max_span_width is {width}"
             ))
         set_max_width(self.model, width)
-
-
-def span_component(nlp: Language, name: str) -> SampledSpanCategorizer:
-    """The ``sampled_spancat`` component ``name`` of ``nlp``; an error that
-    lists the pipeline's components otherwise."""
-    components = ", ".join(nlp.pipe_names) or "none"
-    if name not in nlp.pipe_names:
-        raise ValueError(f"the pipeline has no component {name!r}; its components: {components}")
-    pipe = nlp.get_pipe(name)
-    if not isinstance(pipe, SampledSpanCategorizer):
-        raise ValueError(
-            f"the component {name!r} is a {type(pipe).__name__}, not a sampled_spancat; "
-            f"the pipeline's components: {components}"
-        )
-    return pipe

@@ -38,6 +38,9 @@ class SpanTargets(NamedTuple):
     n_too_wide: int  # gold spans wider than the candidates' max width
     # per candidate, bool: a known negative (a rejected span that is not gold); None: no example has any
     known: Optional[Array1d] = None
+    # per candidate, host bool (n, K + 1): the classes outside its doc's label scope, which a
+    # candidate not annotated as an entity may also be; None: no doc leaves a type out (spans/scopes.py)
+    out_of_scope: Optional[numpy.ndarray] = None
 
 
 def aligned_gold_spans(example: Example, gold_key: Optional[str]) -> Tuple[List[GoldSpan], numpy.ndarray]:

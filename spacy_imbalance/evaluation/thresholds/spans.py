@@ -24,8 +24,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ...decisions.thresholds import Thresholds, predicted, threshold_vector
-from ...pipeline.sampled_spancat import span_component
 from ...scorers.aggregate import prf
+from ..components import span_component
 from ..matching import DevMatcher, check_dev_gold
 from ..predictions import SpanPredictions, predict_spans
 from .grid import check_grid
