@@ -7,7 +7,7 @@ Nothing here writes over the input: fold models go to ``OUT/folds``, and
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, TypeGuard
 
 import numpy
 from spacy.tokens import Doc
@@ -234,7 +234,8 @@ def run_audit(
             "learn them, so none of their missing entities is found, and their dev entities lower the decoding recall"
         )
     folder = out / "folds"
-    shaping = {
+    # the settings the folds' plan is fingerprinted with (prepare_plan's settings)
+    shaping: Dict[str, Any] = {
         # what the config says, not how it is written: editing a comment keeps the folds
         "config": config_fingerprint(Path(config).read_text(encoding="utf8")),
         "overrides": overrides,
@@ -401,8 +402,9 @@ def _budget_hint(training: Dict[str, Any], only_step_0: bool, stalled: bool) -> 
     return ". ".join(hints)
 
 
-def _count(value: Any) -> bool:
-    # a positive whole number of the config (an interpolated string is no count)
+def _count(value: object) -> TypeGuard[int]:
+    # a positive whole number of the config (an interpolated string is no count);
+    # a TypeGuard, so that the settings it passes compare as ints
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 

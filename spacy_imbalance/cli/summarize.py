@@ -43,7 +43,7 @@ def summarize_cli(
     if output is not None:
         try:
             write_text_atomic(output, table)
-            write_text_atomic(summary_json, srsly.json_dumps(summary, indent=2))
+            write_text_atomic(output.with_suffix(".json"), srsly.json_dumps(summary, indent=2))
         except (OSError, ValueError) as err:
             fail(f"Could not write the summary {output}: {getattr(err, 'strerror', None) or err}")
         msg.good(f"Saved summary to {output}")

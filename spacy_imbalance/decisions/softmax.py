@@ -12,10 +12,15 @@ uses. ``xp`` is the logits' array module (NumPy, or CuPy on a GPU: pass
 Every form subtracts a logit of the row itself (its maximum, or the chosen
 class's) before ``exp``, so nothing overflows.
 """
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, TypeVar, Union
 
+import numpy
 from thinc.api import get_array_module
 from thinc.types import ArrayXd, Floats1d, Floats2d, Ints1d
+
+# logits on the device (ops.xp), or already copied to the host (numpy): the
+# result is the same kind of array
+Logits2dT = TypeVar("Logits2dT", Floats2d, numpy.ndarray)
 
 
 def softmax(xp: Any, logits: Floats2d) -> Floats2d:
@@ -25,7 +30,7 @@ def softmax(xp: Any, logits: Floats2d) -> Floats2d:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def log_softmax(xp: Any, logits: Floats2d) -> Floats2d:
+def log_softmax(xp: Any, logits: Logits2dT) -> Logits2dT:
     """Log class probabilities per row, shifted by the row's maximum. No
     rows give no rows (a batch of empty docs)."""
     shifted = logits - xp.max(logits, axis=1, keepdims=True) if len(logits) else logits

@@ -82,15 +82,20 @@ def read_base(name: str) -> BasePipeline:
     """Load the pipeline ``name`` (a package or a folder) and read what
     ``build_on_base`` needs; a ValueError naming ``--base`` when it cannot."""
     import spacy
+    from spacy.pipeline import Tok2Vec
     from spacy.util import is_package
 
     try:
         nlp = spacy.load(name)
     except (OSError, IOError, ImportError, ValueError) as err:
         raise ValueError(f"--base {name}: cannot load it as a spaCy pipeline (a package name or a folder): {err}") from None
+    if nlp.lang is None:
+        raise ValueError(f"--base {name}: the pipeline names no language ([nlp] lang in its config.cfg)")
     width = None
-    if TOK2VEC in nlp.pipe_names and nlp.get_pipe_meta(TOK2VEC).factory == "tok2vec":
-        width = int(nlp.get_pipe(TOK2VEC).model.get_dim("nO"))
+    tok2vec = nlp.get_pipe(TOK2VEC) if TOK2VEC in nlp.pipe_names else None
+    # spaCy's own tok2vec (its factory makes a Tok2Vec): ours can listen to it
+    if isinstance(tok2vec, Tok2Vec) and nlp.get_pipe_meta(TOK2VEC).factory == "tok2vec":
+        width = int(tok2vec.model.get_dim("nO"))
     # a package wins over a folder of the same name, as in spacy.load
     location = name if is_package(name) or not Path(name).exists() else str(Path(name).resolve())
     return BasePipeline(

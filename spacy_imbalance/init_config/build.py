@@ -217,7 +217,7 @@ def validate_config(config: Config) -> None:
 
     nlp = load_model_from_config(config, auto_fill=False, validate=True)
     # confection lets extra keys of [training] through; spacy train would ignore them
-    fields = getattr(ConfigSchemaTraining, "model_fields", None) or ConfigSchemaTraining.__fields__
+    fields = _schema_fields(ConfigSchemaTraining)
     unknown = sorted(set(config["training"]) - set(fields))
     if unknown:
         raise ValueError(f"[training] has no setting {', '.join(unknown)}: use one of {', '.join(sorted(fields))}")
@@ -225,6 +225,17 @@ def validate_config(config: Config) -> None:
     registry.resolve(interpolated["training"], schema=ConfigSchemaTraining)
     # the readers' settings are checked, not run: paths.train is set at training
     registry.fill({"corpora": interpolated["corpora"]}, validate=True)
+
+
+def _schema_fields(schema: type) -> List[str]:
+    """The field names of a pydantic model: ``model_fields`` in pydantic 2;
+    ``__fields__`` for a pydantic 1 model, which older spaCy 3.8 releases
+    (pydantic>=1.7.4 allowed) build their schemas on. Looked up by name, as
+    the installed pydantic's typing knows only one of the two."""
+    fields = getattr(schema, "model_fields", None)
+    if fields is None:
+        fields = getattr(schema, "__fields__")
+    return list(fields)
 
 
 def render(config: Config, *, header: List[str], notes: Optional[Dict[str, str]] = None) -> str:

@@ -207,9 +207,10 @@ class AUCMarginLoss:
         else:
             coef = self._libauc_coefficients(n_pos, n_neg)
         # where() rather than multiplying by a mask, so missing entries add
-        # nothing whatever h holds there (nan included).
-        diff_a = xp.where(pos, h - a[None, :], 0)
-        diff_b = xp.where(neg, h - b[None, :], 0)
+        # nothing whatever h holds there (nan included). A per-task (1-d)
+        # array broadcasts over the rows of an n_tokens x n_tasks one.
+        diff_a = xp.where(pos, h - a, 0)
+        diff_b = xp.where(neg, h - b, 0)
         h_pos = xp.where(pos, h, 0).sum(axis=0)
         h_neg = xp.where(neg, h, 0).sum(axis=0)
         gap = coef.mu + coef.e_neg * h_neg - coef.e_pos * h_pos
@@ -224,9 +225,9 @@ class AUCMarginLoss:
         d_alpha = 2 * gap - 2 * coef.kappa * alpha
         d_a = -2 * coef.c_pos * diff_a.sum(axis=0)
         d_b = -2 * coef.c_neg * diff_b.sum(axis=0)
-        d_h_pos = 2 * coef.c_pos * diff_a - 2 * (alpha * coef.e_pos)[None, :]
-        d_h_neg = 2 * coef.c_neg * diff_b + 2 * (alpha * coef.e_neg)[None, :]
-        d_h = xp.where(pos, d_h_pos, xp.where(neg, d_h_neg, 0)) * task_weights[None, :]
+        d_h_pos = 2 * coef.c_pos * diff_a - 2 * (alpha * coef.e_pos)
+        d_h_neg = 2 * coef.c_neg * diff_b + 2 * (alpha * coef.e_neg)
+        d_h = xp.where(pos, d_h_pos, xp.where(neg, d_h_neg, 0)) * task_weights
         return AUCMarginResult(
             d_h=d_h.astype(h.dtype, copy=False),
             d_a=(task_weights * d_a).astype(a.dtype, copy=False),

@@ -12,7 +12,7 @@ on the device (``DeviceLoss``) until a single copy brings every term back.
 import math
 from abc import abstractmethod
 from numbers import Real
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 import numpy
 from thinc.api import get_array_module, to_numpy
@@ -48,7 +48,7 @@ class GoldIds(NamedTuple):
     counting there, ``device`` (on the logits' device) for the arithmetic.
     With numpy both are the same array."""
 
-    host: numpy.ndarray
+    host: Ints1d
     device: Ints1d
 
     @property
@@ -204,7 +204,7 @@ class TokenwiseLoss(TokenLoss):
 def one_hot(gold: Ints1d, n_classes: int, like: Floats2d) -> Floats2d:
     """One-hot rows for ``gold``, with the dtype and device of ``like``."""
     xp = get_array_module(like)
-    return (xp.arange(n_classes)[None, :] == gold[:, None]).astype(like.dtype)
+    return (xp.arange(n_classes)[None, :] == gold.reshape((-1, 1))).astype(like.dtype)
 
 
 def p_minus_one_hot(parts: SoftmaxParts, gold: Ints1d) -> Floats2d:
@@ -212,7 +212,7 @@ def p_minus_one_hot(parts: SoftmaxParts, gold: Ints1d) -> Floats2d:
     ``one_minus_p`` at the gold column: p_c - 1 would be 0 in float32 for a
     confident right prediction."""
     xp = get_array_module(parts.p)
-    is_gold = xp.arange(parts.p.shape[1])[None, :] == gold[:, None]
+    is_gold = xp.arange(parts.p.shape[1])[None, :] == gold.reshape((-1, 1))
     return xp.where(is_gold, -parts.one_minus_p, parts.p)
 
 
@@ -254,9 +254,11 @@ def check_gold_ids(logits: Floats2d, truths: Ints1d) -> GoldIds:
             f"Gold id {int(host.max())} is out of range for logits of shape {logits.shape} "
             f"({logits.shape[1]} classes)"
         )
+    # checked above: a 1-d numpy array of integer ids, which Ints1d describes
+    host_ids = cast(Ints1d, host)
     if on_host(truths) or host.dtype != truths.dtype:
-        return GoldIds(host, get_array_module(logits).asarray(host))
-    return GoldIds(host, truths)
+        return GoldIds(host_ids, get_array_module(logits).asarray(host))
+    return GoldIds(host_ids, truths)
 
 
 def check_setting(

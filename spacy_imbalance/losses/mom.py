@@ -12,7 +12,7 @@ Two versions differ only in how the O-only term L_MoM is normalised:
   and M = 128 the O term weighs about 7x less than under v1, which is why the
   paper's lambda values (0.125-0.357) would be about 0.6 under v1.
 """
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, cast
 
 import numpy
 from thinc.api import get_array_module, registry
@@ -93,8 +93,10 @@ class MoMLoss(TokenLoss):
         if self.lambda_ == 1:
             return self.base.compute_gold(logits, gold, normalizer=normalizer)
         xp = get_array_module(logits)
+        host = numpy.asarray(gold.host)
         majority_only = GoldIds(
-            numpy.where(gold.host == self.majority_class, gold.host, -1).astype(gold.host.dtype, copy=False),
+            # the host ids with every other class missing: 1-d numpy ints, as gold.host
+            cast(Ints1d, numpy.where(host == self.majority_class, host, -1).astype(host.dtype, copy=False)),
             xp.where(gold.device == self.majority_class, gold.device, -1).astype(gold.device.dtype, copy=False),
         )
         mom_grad, mom_loss = self.base.compute_gold(logits, majority_only, normalizer=mom_normalizer)

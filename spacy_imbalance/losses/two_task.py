@@ -11,19 +11,17 @@ zero gradient.
 """
 from typing import Any, Tuple
 
-import numpy
 from thinc.api import Ops
-from thinc.types import Floats1d, Floats2d, Ints2d
+from thinc.types import Floats1d, Floats2d, Ints1d, Ints2d
 
 from ..decisions.softmax import log_softmax
 from .base import DeviceLoss
 
 
-def softmax_cross_entropy(ops: Any, logits: Floats2d, gold: numpy.ndarray) -> Tuple[DeviceLoss, Floats2d]:
+def softmax_cross_entropy(ops: Ops, logits: Floats2d, gold: Ints1d) -> Tuple[DeviceLoss, Floats2d]:
     """Token-mean cross entropy over the non-missing tokens of ``gold``
-    (class ids on the host; ``ops`` is an ``Ops``, whose hints take no host
-    array to upload)."""
-    xp = ops.xp
+    (class ids on the host, counted there before one upload)."""
+    xp: Any = ops.xp
     n = max(int((gold >= 0).sum()), 1)
     gold = ops.asarray1i(gold)
     present = gold >= 0

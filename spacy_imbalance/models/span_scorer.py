@@ -29,7 +29,7 @@ Span representations (``representation``):
   embedding f (Top-Neg, Eq. 1);
 * ``"endpoints_product"``: [h_i; h_j; h_i - h_j; h_i * h_j] (Li et al., Eq. 2).
 """
-from typing import Callable, List, NamedTuple, Optional, Tuple, Union
+from typing import Callable, List, NamedTuple, Optional, Tuple, Union, cast
 
 import numpy
 from spacy.tokens import Doc
@@ -159,13 +159,11 @@ def _full_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[SpanSc
     tok2vec = model.layers[0]
     ops = model.ops
     tokvecs, bp_tokvecs = tok2vec(docs, is_train)
-    # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
-    lengths = numpy.asarray([len(doc) for doc in docs], dtype="int32")
-    candidates = enumerate_candidates(ops, lengths, max_width(model))
+    candidates = enumerate_candidates(ops, [len(doc) for doc in docs], max_width(model))
     X = _flatten(model, tokvecs)
     if not is_train:
         return SpanScores(candidates, candidate_logits(model, X, candidates)), _no_backprop
-    logits, backprop = _head(model, X, candidates.starts, candidates.ends, lengths, bp_tokvecs, is_train)
+    logits, backprop = _head(model, X, candidates.starts, candidates.ends, _host_lengths(docs), bp_tokvecs, is_train)
     return SpanScores(candidates, logits), backprop
 
 
@@ -178,8 +176,7 @@ def _sampled_forward(model: Model, inputs: SampledSpans, is_train: bool) -> Tupl
         # [training] dropout, set on the whole model, is the encoder's
         set_dropout_rate(model.get_ref("scorer"), head_dropout)
     tokvecs, bp_tokvecs = tok2vec(inputs.docs, is_train)
-    # host int32: Ops.unflatten splits on the host, an uploaded copy would come back
-    lengths = numpy.asarray([len(doc) for doc in inputs.docs], dtype="int32")
+    lengths = _host_lengths(inputs.docs)
     X = _flatten(model, tokvecs)
     candidates = inputs.candidates
     selected = inputs.select(CandidateFeatures(model, candidates, inputs.docs, X))
@@ -191,7 +188,7 @@ def _sampled_forward(model: Model, inputs: SampledSpans, is_train: bool) -> Tupl
 
 
 def _head(
-    model: Model, X: Floats2d, starts: Ints1d, ends: Ints1d, lengths: numpy.ndarray, bp_tokvecs: Callable, is_train: bool
+    model: Model, X: Floats2d, starts: Ints1d, ends: Ints1d, lengths: Ints1d, bp_tokvecs: Callable, is_train: bool
 ) -> Tuple[Floats2d, Callable]:
     """The head's logits for the spans (``starts``, ``ends``: token indices
     into ``X``) and the backward pass from them to the docs."""
@@ -202,6 +199,13 @@ def _head(
         return bp_tokvecs(model.ops.unflatten(d_X, lengths))
 
     return logits, backprop
+
+
+def _host_lengths(docs: List[Doc]) -> Ints1d:
+    """The docs' lengths, host int32: Ops.unflatten splits on the host, an
+    uploaded copy would come back."""
+    # a 1-d int32 numpy array, which Ints1d describes
+    return cast(Ints1d, numpy.asarray([len(doc) for doc in docs], dtype="int32"))
 
 
 def _no_backprop(d_logits: Floats2d) -> List[Doc]:

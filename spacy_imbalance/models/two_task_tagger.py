@@ -11,7 +11,7 @@ optimizer never touches (``spacy_imbalance.layers.auc_margin_params``). The
 component reaches them through ``set_n_tasks``, ``auc_state`` and
 ``apply_auc_step``.
 """
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple, cast
 
 from spacy.tokens import Doc
 from spacy.util import registry
@@ -66,7 +66,8 @@ def get_alpha(model: Model) -> Floats1d:
         # a pipeline saved when alpha was the attr "auc_alpha" (a list)
         n_tasks = model.get_dim("nT")
         model.set_param("alpha", model.ops.asarray1f(model.attrs.get("auc_alpha") or [0.0] * n_tasks))
-    return model.get_param("alpha")
+    # one value per task: set 1-d here, by set_alpha and at initialize
+    return cast(Floats1d, model.get_param("alpha"))
 
 
 def set_alpha(model: Model, alpha: Floats1d) -> None:
@@ -83,7 +84,8 @@ def set_n_tasks(model: Model, n_tasks: int) -> None:
 def auc_state(model: Model) -> Tuple[Floats1d, Floats1d, Floats1d]:
     """The AUC margin loss's a, b and alpha, on the model's device."""
     params = model.get_ref("auc_params")
-    return params.get_param("a"), params.get_param("b"), get_alpha(params)
+    # one value per task, as initialize sets them (layers.auc_margin_params)
+    return cast(Floats1d, params.get_param("a")), cast(Floats1d, params.get_param("b")), get_alpha(params)
 
 
 def apply_auc_step(model: Model, auc: AUCMarginResult, loss: AUCMarginLoss) -> None:

@@ -22,7 +22,7 @@ loss; a batch whose documents leave no type out trains exactly as without
 scopes.
 """
 from itertools import islice
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, cast
 
 import numpy
 from spacy.language import Language
@@ -30,7 +30,7 @@ from spacy.tokens import Doc, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
-from thinc.types import Floats2d
+from thinc.types import Floats2d, Ints1d
 
 from ..decisions.softmax import log_softmax
 from ..corpus.scopes import get_label_scope
@@ -150,8 +150,7 @@ class TokenNER(ClassCountedPipe):
         if not docs:
             return
         ops = self.model.ops
-        # host lengths: Ops.unflatten would copy device lengths back
-        lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
+        lengths = _host_lengths(scores)
         # one softmax for the whole batch
         flat_log_probs = log_softmax(ops.xp, ops.flatten(scores))
         start, trans, end = transition_masks(self.tags, self.cfg["tag_scheme"])
@@ -159,7 +158,7 @@ class TokenNER(ClassCountedPipe):
         tags = self.tags
         spans_key = self.cfg["spans_key"]
         # only the span scores read the log-probabilities: copy them only then
-        host = _split(ops.to_numpy(flat_log_probs), lengths) if spans_key is not None else paths
+        host = _split(ops.to_numpy(flat_log_probs), lengths.tolist()) if spans_key is not None else paths
         for doc, path, lp in zip(docs, paths, host):
             spans = tag_spans(doc, path, tags)
             write_entities(doc, spans, self.cfg.get("entities_key"))
@@ -181,11 +180,9 @@ class TokenNER(ClassCountedPipe):
         validate_examples(examples, "TokenNER.get_loss")
         ops = self.model.ops
         tag_index = {tag: i for i, tag in enumerate(self.tags)}
-        truths = numpy.concatenate(
-            [gold_tag_ids(eg, tag_index, self.cfg["tag_scheme"]) for eg in examples]
-        )
-        # host lengths: Ops.unflatten would copy device lengths back
-        lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
+        # host int32 tag ids (gold_tag_ids), a numpy array that Ints1d describes
+        truths = cast(Ints1d, numpy.concatenate([gold_tag_ids(eg, tag_index, self.cfg["tag_scheme"]) for eg in examples]))
+        lengths = _host_lengths(scores)
         flat = ops.flatten(scores)
         owner = f"token_ner '{self.name}'"
         scopes = [get_label_scope(eg.reference) for eg in examples]
@@ -265,7 +262,13 @@ def _labels_and_scopes(examples: Iterable[Example]) -> Tuple[Set[str], Set[Froze
     return labels, scopes
 
 
-def _split(flat: numpy.ndarray, lengths: numpy.ndarray) -> List[numpy.ndarray]:
+def _host_lengths(scores: Scores) -> Ints1d:
+    """The docs' lengths on the host: Ops.unflatten would copy device lengths back."""
+    # a 1-d int32 numpy array, which Ints1d describes
+    return cast(Ints1d, numpy.asarray([len(s) for s in scores], dtype="int32"))
+
+
+def _split(flat: numpy.ndarray, lengths: Sequence[int]) -> List[numpy.ndarray]:
     """The rows of each doc, from a host array of the batch's rows."""
     return numpy.split(flat, numpy.cumsum(lengths)[:-1])
 

@@ -18,7 +18,7 @@ the losses are ``losses.auc_margin`` and ``losses.two_task``, the threshold
 fit ``tagging.fitted_thresholds``.
 """
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, cast
 
 import numpy
 from spacy.language import Language
@@ -26,7 +26,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
-from thinc.types import Floats2d
+from thinc.types import Floats1d, Floats2d, Ints1d, Ints2d
 
 from ..decisions.softmax import log_softmax
 from ..decisions.thresholds import check_threshold_pair
@@ -292,17 +292,16 @@ class TwoTaskNER(LabelledEntityPipe):
         # the targets stay on the host, where the losses check them before
         # one upload each; the loss terms stay on the device until one copy
         if phase == "ce":
-            bio = numpy.concatenate([t.bio for t in targets])
-            loss, d_flat[:, layout.bio] = softmax_cross_entropy(ops, flat[:, layout.bio], bio)
+            loss, d_flat[:, layout.bio] = softmax_cross_entropy(ops, flat[:, layout.bio], _host_ids([t.bio for t in targets]))
         else:
             loss, d_flat[:, layout.tasks], auc = self._task_loss(flat[:, layout.tasks], targets, phase)
         if layout.typing == "type_head" and phase != "ce":
-            types = numpy.concatenate([t.types for t in targets])
-            type_loss, d_flat[:, layout.types] = softmax_cross_entropy(ops, flat[:, layout.types], types)
+            type_loss, d_flat[:, layout.types] = softmax_cross_entropy(ops, flat[:, layout.types], _host_ids([t.types for t in targets]))
             loss = loss.plus(type_loss)
         total = (auc.loss if auc is not None else 0.0) + loss.to_float()
-        # host lengths: Ops.unflatten would copy device lengths back
-        lengths = numpy.asarray([len(s) for s in scores], dtype="int32")
+        # host lengths: Ops.unflatten would copy device lengths back (a 1-d
+        # int32 numpy array, which Ints1d describes)
+        lengths = cast(Ints1d, numpy.asarray([len(s) for s in scores], dtype="int32"))
         return total, ops.unflatten(d_flat, lengths), auc
 
     def _task_loss(
@@ -311,8 +310,10 @@ class TwoTaskNER(LabelledEntityPipe):
         """The binary tasks' loss and its gradient w.r.t. their logits: BCE,
         or the AUC margin loss (which copies its value to the host itself)."""
         ops, layout = self.model.ops, self.layout
-        tasks = numpy.concatenate([t.tasks for t in targets]).reshape(-1, layout.n_tasks)
-        weights = numpy.asarray([1.0] * layout.n_pairs + [self.cfg["lambda_"]] * layout.n_pairs, dtype="float32")
+        # on the host, as numpy arrays the thinc types describe: int32 targets
+        # (token_targets), n_tokens x n_tasks, and a float32 weight per task
+        tasks = cast(Ints2d, numpy.concatenate([t.tasks for t in targets]).reshape(-1, layout.n_tasks))
+        weights = cast(Floats1d, numpy.asarray([1.0] * layout.n_pairs + [self.cfg["lambda_"]] * layout.n_pairs, dtype="float32"))
         h = sigmoid(ops.xp, logits)
         if phase == "bce":
             loss, d_logits = binary_cross_entropy(ops, logits, h, ops.asarray2i(tasks), ops.asarray1f(weights))
@@ -344,3 +345,8 @@ class TwoTaskNER(LabelledEntityPipe):
         self.cfg["en_threshold"] = float(en_threshold)
         self.cfg["be_threshold"] = float(be_threshold)
 
+
+def _host_ids(parts: List[numpy.ndarray]) -> Ints1d:
+    """The batch's class ids (``token_targets``'s) in one host array."""
+    # a 1-d int32 numpy array, which Ints1d describes
+    return cast(Ints1d, numpy.concatenate(parts))

@@ -92,6 +92,15 @@ def test_a_pipeline_that_cannot_be_loaded_is_named():
         read_base("no_such_pipeline")
 
 
+def test_a_pipeline_without_a_language_is_named(monkeypatch):
+    # Language.lang is Optional: a pipeline whose class sets none would give a config without [nlp] lang
+    nlp = spacy.blank("en")
+    nlp.lang = None
+    monkeypatch.setattr(spacy, "load", lambda name: nlp)
+    with pytest.raises(ValueError, match=r"^--base nameless: the pipeline names no language \(\[nlp\] lang in its config.cfg\)$"):
+        read_base("nameless")
+
+
 @pytest.fixture(scope="module")
 def trained(base, corpus, tmp_path_factory):
     """Each component in each mode trained by `spacy train` (150 steps on 30

@@ -10,7 +10,7 @@ whole batch at once through ``ops.xp`` (NumPy or CuPy): docs are padded to
 the longest, and a padded position carries every path unchanged.
 """
 from functools import lru_cache
-from typing import List, Sequence, Tuple
+from typing import List, Sequence, Tuple, cast
 
 import numpy
 from thinc.api import Ops
@@ -34,11 +34,12 @@ def constrained_viterbi(
     uploaded once per ops and mask set (``_penalties``)."""
     lengths = [len(lp) for lp in log_probs]
     if not lengths or max(lengths) == 0:
-        return [numpy.zeros((n,), dtype="int32") for n in lengths]
+        # host int32 paths, as below (all empty: no doc has a token)
+        return [cast(Ints1d, numpy.zeros((n,), dtype="int32")) for n in lengths]
     xp = ops.xp
     n_docs, max_len, n_tags = len(lengths), max(lengths), int(trans.shape[0])
     # one padded copy (zeros past each doc's end) instead of a copy per doc
-    scores = ops.pad(list(log_probs), round_to=1).astype("float32", copy=False)
+    scores = ops.asarray3f(ops.pad(list(log_probs), round_to=1))
     start_penalty, penalty, end_penalty = _penalties(ops, _MaskKey(start, trans, end))
     length_arr = ops.asarray1i(lengths)
     # where a doc has ended, every tag points back at itself
@@ -46,9 +47,10 @@ def constrained_viterbi(
     best = scores[:, 0] + start_penalty
     back = xp.zeros((n_docs, max_len, n_tags), dtype="int32")
     for t in range(1, max_len):
-        candidates = best[:, :, None] + penalty[None]  # (docs, from, to)
-        prev = candidates.argmax(axis=1).astype("int32")
-        step = xp.take_along_axis(candidates, prev[:, None, :], axis=1)[:, 0] + scores[:, t]
+        # (docs, from, 1) + (from, to): every path extended by every transition
+        candidates = ops.reshape3f(best, n_docs, n_tags, 1) + penalty
+        prev = ops.asarray2i(candidates.argmax(axis=1))  # (docs, to): the best tag to come from
+        step = xp.take_along_axis(candidates, ops.reshape3i(prev, n_docs, 1, n_tags), axis=1)[:, 0] + scores[:, t]
         active = (t < length_arr)[:, None]
         # past a doc's end, keep its scores and point every tag at itself
         best = xp.where(active, step, best)
@@ -84,5 +86,6 @@ def _penalties(ops: Ops, masks: _MaskKey) -> Tuple[Floats1d, Floats2d, Floats1d]
     start, trans, end = masks.masks
     n_tags = trans.shape[0]
     table = numpy.vstack([start[None, :], trans, end[None, :]])
-    device = ops.asarray2f(numpy.where(table, 0.0, _FORBIDDEN).astype("float32"))
+    # a 2-d float32 numpy array, which Floats2d describes
+    device = ops.asarray2f(cast(Floats2d, numpy.where(table, 0.0, _FORBIDDEN).astype("float32")))
     return device[0], device[1 : n_tags + 1], device[n_tags + 1]

@@ -5,11 +5,12 @@ entity spans from decoded tag ids.
 Tag id 0 is always ``O``, the majority class: the losses of
 ``spacy_imbalance.losses`` (MoM, focal's alpha) rely on that convention.
 """
-from typing import Dict, List, Literal, Sequence, Tuple
+from typing import Dict, List, Literal, Sequence, Tuple, Union
 
 import numpy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
+from thinc.types import Ints1d
 
 TagScheme = Literal["BIO", "BILUO"]
 TAG_SCHEMES: Tuple[str, ...] = ("BIO", "BILUO")
@@ -77,7 +78,7 @@ def gold_tag_ids(example: Example, tag_index: Dict[str, int], scheme: TagScheme)
     return ids
 
 
-def tag_spans(doc: Doc, tag_ids: Sequence[int], tags: Sequence[str]) -> List[Span]:
+def tag_spans(doc: Doc, tag_ids: Union[Ints1d, Sequence[int]], tags: Sequence[str]) -> List[Span]:
     """Entity spans of a valid tag sequence (as produced by the constrained
     decoder). A mention starts at ``B-``/``U-`` and ends before the next tag
     that does not continue it."""
