@@ -5,7 +5,10 @@
 # Settings: PYTHON (default python3), VENV (default .venv),
 #           TORCH, the torch requirement installed first (default torch==2.13.0, a local CPU build on
 #           this project's machines; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu"),
-#           and, for test, RUN_MYPY=1: type-check the package before the tests (off for now: see below)
+#           and, for test, RUN_MYPY=1: type-check the package before the tests (off for now: see below),
+#           RUN_E2E=1: also run `spacy project run all` end to end, shrunk (tests/test_project.py's two
+#           TestAll* tests, about 20 minutes on 2 cores; without it they skip and the project is checked
+#           statically), e.g. RUN_E2E=1 bash run.sh test tests/test_project.py
 set -euo pipefail
 cd "$(dirname "$0")"
 

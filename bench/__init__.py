@@ -1,11 +1,9 @@
-"""The project's benchmark harness: what the scripts in scripts/ run.
+"""The project's own studies: what the scripts in scripts/ run beyond
+``spacy-imbalance benchmark`` (whose library is spacy_imbalance.benchmark):
+the facts the docs quote (``facts``), and one sub-package or module per
+study or measurement (audit and advise validation, headline tables,
+calibration variants, the feature cache).
 
-Training, evaluating and recording runs (``runs``), reading their records
-(``records``), paired comparisons (``paired``), the result cells and tables
-of the write-ups (``cells``, ``tables``), the options the scripts share
-(``options``), and one sub-package or module per study or measurement.
-
-Not part of the spacy-imbalance API: it is installed beside the package only
-so that every script, run from any folder, imports it as a package (see
-setup.cfg).
+Not part of the spacy-imbalance API: run.sh puts this clone's root on the
+environment's path so that every script, run from any folder, imports it.
 """

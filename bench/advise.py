@@ -7,10 +7,10 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, Dict, List, Optional
 
-from .cells import interval
-from .paired import paired_runs
-from .records import read_json
-from .tables import head
+from spacy_imbalance.benchmark.cells import interval
+from spacy_imbalance.benchmark.paired import paired_runs
+from spacy_imbalance.benchmark.records import read_json
+from spacy_imbalance.benchmark.tables import head
 
 # advise's candidate names -> the benchmark's config names
 CONFIG_OF = {"sampled_spancat_weighted": "sampled_spancat_weighted_v2"}

@@ -5,8 +5,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, Dict, List, Optional
 
-from .cells import over_seeds
-from .tables import head, row
+from spacy_imbalance.benchmark.cells import over_seeds
+from spacy_imbalance.benchmark.tables import head, row
 
 # name -> search settings (None: the argmax rule, no search)
 VARIANTS: Dict[str, Optional[Dict[str, Any]]] = {

@@ -162,7 +162,7 @@ FINE_TUNED = ("ner", "spancat_singlelabel", "sampled_spancat_uniform", "sampled_
 )
 def finetuned_vs_features(*runs):
     """WNUT-2017, seeds 0-2: all-MiniLM-L6-v2 fine-tuned with the full 1,000-step recipe against the frozen-features run of the same system, model and seed (headline-features): per system, fine-tuned over features, Δ macro-F1 and Δ micro-F1 (paired bootstrap over the seeds, fractions), the features' mean training minutes (CPU, one thread) and the fine-tuned runs' by device ("cpu", "gpu": seed 0 trained on the CPU, seeds 1-2 on a GPU)."""
-    from .paired import paired_runs
+    from spacy_imbalance.benchmark.paired import paired_runs
 
     out = {}
     for i, system in enumerate(FINE_TUNED):
@@ -209,7 +209,7 @@ WCE2_VS_NER = {c: (*seeds(f"metrics/{c}/ner-s{{seed}}.json"), *seeds(f"metrics/{
 @fact("wce2_over_ner", *(path for paths in WCE2_VS_NER.values() for path in paths))
 def wce2_over_ner(*runs):
     """The losses study (CNN): token_ner with WCE-2 over spaCy's ner, Δ macro-F1 and Δ micro-F1 (paired bootstrap, seeds 0-2 paired, fractions), on WNUT-2016, WNUT-2017 and its 200-sentence subset."""
-    from .paired import paired_runs
+    from spacy_imbalance.benchmark.paired import paired_runs
 
     out = {}
     for i, corpus in enumerate(WCE2_VS_NER):

@@ -21,7 +21,7 @@ import srsly
 import typer
 
 from bench.advise import tag, validate, write_summary
-from bench.options import only_names, parse_list
+from spacy_imbalance.benchmark.options import only_names, parse_list
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -59,7 +59,7 @@ from bench.audit.steps import prune
 from bench.audit.summary import write_summary
 from bench.audit.summary import write_review_summary
 from bench.audit.validate import print_result, review, validate
-from bench.options import only_names, parse_list
+from spacy_imbalance.benchmark.options import only_names, parse_list
 
 # spaCy and the package are imported where they are used: --summary needs neither
 

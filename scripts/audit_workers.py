@@ -19,10 +19,10 @@ from typing import Any, Dict, List
 
 import typer
 
-from bench.options import only_names, parse_list
-from bench.processes import measured
-from bench.records import device_words
-from bench.tables import head, row
+from spacy_imbalance.benchmark.options import only_names, parse_list
+from spacy_imbalance.benchmark.processes import measured
+from spacy_imbalance.benchmark.records import device_words
+from spacy_imbalance.benchmark.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
 # what both runs must agree on: the suspects and every scored span

@@ -17,7 +17,7 @@ import srsly
 import typer
 
 from bench.calibration_variants import run_variants, variants_table
-from bench.options import only_names, parse_seeds
+from spacy_imbalance.benchmark.options import only_names, parse_seeds
 from spacy_imbalance.corpus.docs_io import load_docs
 
 

@@ -24,9 +24,9 @@ from pathlib import Path
 import srsly
 import typer
 
-from bench.batches import word_batches
 from bench.feature_cache import features_shim, init, predictions
-from bench.tables import head, row
+from spacy_imbalance.benchmark.batches import word_batches
+from spacy_imbalance.benchmark.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 built-in trained on the same encoder and budget, with each method's own claim
 re-tested, training time, and the dev curves that show the runs converged.
 
-Reads the runs that `benchmark.py` wrote to
+Reads the runs that `spacy-imbalance benchmark run` wrote to
 metrics/<corpus>/<encoder>/<system>-s<seed>.json and writes
 metrics/<corpus>/<name>.md, <name>.json and <name>_dev.png.
 
@@ -21,7 +21,7 @@ import typer
 
 from bench.headline.plot import plot_dev_curves
 from bench.headline.table import table
-from bench.options import parse_list
+from spacy_imbalance.benchmark.options import parse_list
 
 
 def main(

@@ -18,10 +18,10 @@ from typing import Any, Dict, List
 
 import typer
 
-from bench.options import parse_list
-from bench.processes import measured
-from bench.records import device_words
-from bench.tables import head, row
+from spacy_imbalance.benchmark.options import parse_list
+from spacy_imbalance.benchmark.processes import measured
+from spacy_imbalance.benchmark.records import device_words
+from spacy_imbalance.benchmark.tables import head, row
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "sampled_spancat_uniform.cfg"

@@ -96,25 +96,32 @@ def _tracked() -> Set[str]:
     return set(result.stdout.split())
 
 
+def named_files(path: Path) -> Iterator[Tuple[int, str]]:
+    """(line number, file) of every file a source's markers read: includes,
+    aliases and values (an alias resolved to its file; ``facts`` is
+    metrics/facts.json). tests/test_project.py checks that a command writes each."""
+    aliases = {"facts": write_docs.FACTS}
+    for number, line in enumerate(path.read_text(encoding="utf8").splitlines(), start=1):
+        alias = write_docs.ALIAS.match(line.strip())
+        include = write_docs.INCLUDE.match(line.strip())
+        if alias:
+            aliases[alias.group(1)] = alias.group(2)
+            names = [alias.group(2)]
+        elif include:
+            names = [include.group(1)]
+        else:
+            prose = write_docs.CODE_SPAN.sub("", line)  # a marker in backticks is shown, not read
+            markers = [m.group(1) for m in write_docs.MARKER.finditer(prose) if not write_docs.ANCHOR.match(m.group(1))]
+            values = [write_docs.VALUE.match(marker) for marker in markers]
+            names = [aliases.get(v.group(1), v.group(1)) for v in values if v]
+        for name in names:
+            yield number, name
+
+
 def test_every_marker_names_a_committed_file():
     tracked = _tracked() | {write_docs.FACTS}
-    missing = []
-    for path in source_files():
-        aliases = {"facts": write_docs.FACTS}
-        for number, line in enumerate(path.read_text(encoding="utf8").splitlines(), start=1):
-            alias = write_docs.ALIAS.match(line.strip())
-            include = write_docs.INCLUDE.match(line.strip())
-            if alias:
-                aliases[alias.group(1)] = alias.group(2)
-                names = [alias.group(2)]
-            elif include:
-                names = [include.group(1)]
-            else:
-                prose = write_docs.CODE_SPAN.sub("", line)  # a marker in backticks is shown, not read
-                markers = [m.group(1) for m in write_docs.MARKER.finditer(prose) if not write_docs.ANCHOR.match(m.group(1))]
-                values = [write_docs.VALUE.match(marker) for marker in markers]
-                names = [aliases.get(v.group(1), v.group(1)) for v in values if v]
-            missing += [f"{path.relative_to(ROOT)}:{number}: {name}" for name in names if name not in tracked]
+    missing = [f"{path.relative_to(ROOT)}:{number}: {name}" for path in source_files()
+               for number, name in named_files(path) if name not in tracked]
     assert not missing, "markers that name files git does not track:\n" + "\n".join(missing)
 
 

@@ -1,7 +1,7 @@
-"""The GPU scripts (scripts/gpu/): what can be checked without a GPU.
+"""The GPU scripts (dev/gpu/): what can be checked without a GPU.
 
 gather.py stands alone (it runs on the GPU machine before anything is
-installed there): its functions are imported from scripts/ (a folder of the
+installed there): its functions are imported from dev/ (a folder of the
 project root, which pytest puts on sys.path), not from bench."""
 import io
 import json
@@ -10,13 +10,13 @@ import tarfile
 import pytest
 import typer
 
-from scripts.gpu import collect, gather, reload_check
+from dev.gpu import collect, gather, reload_check
 
 from .conftest import ROOT
 
 
 def test_gather_bundles_pin_every_package_once():
-    bundles = {name: gather.requirements(ROOT / "scripts" / "gpu" / f"{name}.txt") for name in ("spacy", "transformers")}
+    bundles = {name: gather.requirements(ROOT / "dev" / "gpu" / f"{name}.txt") for name in ("spacy", "transformers")}
     assert "spacy==3.8.18" in bundles["spacy"] and "transformers==4.53.2" in bundles["transformers"]
     names = [pin.split("==")[0].lower().replace("-", "_") for pins in bundles.values() for pin in pins]
     assert all("==" in pin for pins in bundles.values() for pin in pins)  # pip download --no-deps needs exact versions
@@ -95,7 +95,7 @@ def test_collect_keeps_tables_runs_and_failures_compactly(tmp_path, monkeypatch)
 
 
 def test_check_configs_names_a_missing_config():
-    from scripts.gpu import check_configs as check
+    from dev.gpu import check_configs as check
 
     with pytest.raises(typer.BadParameter, match="no such config in configs/: nope"):
         check.main(configs=["ner", "nope"], globs=[], skip=[], corpus="wnut17", max_steps=1, gpu_id=-1, jobs=1, sets=[],

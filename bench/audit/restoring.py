@@ -4,10 +4,12 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..names import run_name
-from ..paired import paired_runs
-from ..records import read_json
-from ..runs import config_sha, is_done, run_one
+from spacy_imbalance.benchmark.names import run_name
+from spacy_imbalance.benchmark.paired import paired_runs
+from spacy_imbalance.benchmark.layout import Layout
+from spacy_imbalance.benchmark.records import read_json
+from spacy_imbalance.benchmark.runs import Run, config_sha, is_done, run_one
+
 from .matching import SpanKey
 from .setting import Setting
 from .steps import Timer, train_corpus
@@ -51,7 +53,7 @@ def corpus_runs(setting: Setting, corpora: Dict[str, Path], timer: Timer) -> Dic
     if setting.eval_frequency:
         base["training.eval_frequency"] = str(setting.eval_frequency)
     config = setting.config
-    sha = config_sha(Path("."), config)
+    sha = config_sha(Layout(), config)
     reports = {}
     full_train = train_corpus(setting)
     runs = {key: (setting.folder, {**base, "paths.train": str(path)}) for key, path in corpora.items()}
@@ -65,8 +67,9 @@ def corpus_runs(setting: Setting, corpora: Dict[str, Path], timer: Timer) -> Dic
         elif not is_done(metrics, sha, setting.restore_steps, True, overrides):
             print(f"  training {config} on the {key} corpus ({setting.restore_steps} steps)", flush=True)
             start = time.perf_counter()
-            run_one(setting.corpus, config, setting.seed, setting.restore_steps, setting.gpu_id, Path("."), overrides,
-                          run_name(config, key), folder / "metrics", folder / "training")
+            layout = Layout(metrics=folder / "metrics", training=folder / "training")
+            run_one(layout, Run(setting.corpus, config, setting.seed, run_name(config, key), setting.restore_steps, overrides,
+                                gpu_id=setting.gpu_id))
             timer.record(f"train_{key}", start)
         reports[key] = read_json(metrics)
     return reports

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..paired import paired_runs
+from spacy_imbalance.benchmark.paired import paired_runs
+
 from .matching import SpanKey
 from .restoring import corpus_runs, recovered_share
 from .setting import Setting

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from ..records import read_json
+from spacy_imbalance.benchmark.records import read_json
+
 from .matching import SpanKey
 from .setting import Setting
 

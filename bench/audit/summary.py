@@ -4,9 +4,10 @@ from pathlib import Path
 from statistics import mean, stdev
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..cells import MISSING, mean_std, points
-from ..records import read_json
-from ..tables import head, row
+from spacy_imbalance.benchmark.cells import MISSING, mean_std, points
+from spacy_imbalance.benchmark.records import read_json
+from spacy_imbalance.benchmark.tables import head, row
+
 from .plot import plot_summary
 from .setting import REVALIDATION, config_name, metrics_folder, row_label, summary_path
 

@@ -5,8 +5,9 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, Dict, Optional
 
-from ..cells import MISSING, interval, points
-from ..records import read_json
+from spacy_imbalance.benchmark.cells import MISSING, interval, points
+from spacy_imbalance.benchmark.records import read_json
+
 from .estimate import estimate_errors, realised_rates
 from .matching import method_scores, recall_by_label, selection_scores
 from .restoring import restore, restore_runs, restoring_scores

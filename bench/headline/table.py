@@ -6,10 +6,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import srsly
 
-from ..cells import MISSING, interval, over_seeds, points
-from ..paired import paired_runs
-from ..records import device_words
-from ..tables import head, row
+from spacy_imbalance.benchmark.cells import MISSING, interval, over_seeds, points
+from spacy_imbalance.benchmark.paired import paired_runs
+from spacy_imbalance.benchmark.records import device_words
+from spacy_imbalance.benchmark.tables import head, row
+
 from .systems import BUILTINS, CLAIMS, LABELS
 
 

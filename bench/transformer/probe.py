@@ -3,7 +3,8 @@ updates (scripts/transformer_probe.py)."""
 from pathlib import Path
 from typing import Any, Dict, List
 
-from ..tables import head, row
+from spacy_imbalance.benchmark.tables import head, row
+
 from .configs import config_at_revision
 
 

@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import srsly
 
-from ..tables import head
+from spacy_imbalance.benchmark.tables import head
 
 # a trial's report (None: not run yet)
 Report = Optional[Dict[str, Any]]

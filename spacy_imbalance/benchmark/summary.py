@@ -2,14 +2,15 @@
 as a Markdown table and a per-type F1 chart.
 
 ``spacy-imbalance summarize`` prints and writes it from metrics files; the
-benchmark writes one per corpus. Which files may be pooled as the seeds of
+benchmark writes one per corpus (``write_summary``). Which files may be pooled as the seeds of
 one system is ``scorers.pooling``'s question, asked before.
 """
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy
+import srsly
 
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -101,3 +102,25 @@ def plot_per_type(summary: Dict[str, Dict[str, Any]], path: Path, title: str) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def write_summary(paths: Sequence[Path], output: Path, plot: Optional[Path], title: str) -> str:
+    """The summary of the records at ``paths`` (in path order) as Markdown
+    at ``output``, as JSON beside it and, given ``plot``, as a per-type F1
+    chart there; its Markdown. A ValueError names a record that is missing or
+    not a report, or says why the records may not be pooled (``scorers.pooling``)."""
+    from ..corpus.docs_io import write_text_atomic
+    from ..scorers.evaluation import load_report
+    from ..scorers.pooling import pooling_problem
+
+    runs = [(path, load_report(path)) for path in sorted(paths)]
+    problem = pooling_problem(runs)
+    if problem is not None:
+        raise ValueError(problem)
+    summary = summarize_reports([report for _, report in runs])
+    table = markdown_table(summary)
+    write_text_atomic(output, table)
+    write_text_atomic(output.with_suffix(".json"), srsly.json_dumps(summary, indent=2))
+    if plot is not None:
+        plot_per_type(summary, plot, title)
+    return table

@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (register commands)
     apply_review,
     audit,
     augment,
+    benchmark,
     calibrate,
     convert,
     evaluate,
@@ -21,5 +22,5 @@ from . import (  # noqa: F401  (register commands)
     undersample,
 )
 
-# the --set parsing of the commands, for the project's benchmark scripts too
+# the --set parsing of the commands (its home: benchmark.options)
 __all__ = ["app", "setting_value", "split_sets"]

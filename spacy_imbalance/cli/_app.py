@@ -2,12 +2,14 @@ import functools
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional
+from typing import Any, Callable, Dict, Iterable, NoReturn, Optional
 
-import srsly
 import typer
 from thinc.api import require_gpu
 from wasabi import msg
+
+# the --set parsing every command shares with the benchmark (cli/__init__.py exports them)
+from ..benchmark.options import setting_value, split_sets  # noqa: F401
 
 # Rich draws --help and reads a bracket that opens with a lower-case letter as a
 # style tag, which it drops: a help text writes \\[ for a literal [, as in
@@ -22,7 +24,9 @@ app = typer.Typer(
         "Training, with python -m spacy train: init-config (a config with the imbalance methods), "
         "advise (which method fits a corpus), tune-thresholds (alias calibrate).\n"
         "Scores: evaluate (macro-F1 with bootstrap intervals), compare (paired bootstrap), summarize (over seeds).\n"
-        "Missing annotations: audit, review, apply-review; missampling (how often samplers draw them as negatives)."
+        "Missing annotations: audit, review, apply-review; missampling (how often samplers draw them as negatives).\n"
+        "Benchmarks: benchmark run (configs x corpora x seeds, resumable), benchmark speed, benchmark sweep-speed, "
+        "benchmark tune, benchmark table (a study's tables)."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -75,28 +79,6 @@ def fail(message: str) -> NoReturn:
     """Print a clear message and exit with code 1, instead of a traceback."""
     msg.fail(message)
     raise typer.Exit(1)
-
-
-def split_sets(sets: List[str]) -> Dict[str, str]:
-    """--set KEY=VALUE options as {KEY: VALUE}, the values still strings."""
-    overrides: Dict[str, str] = {}
-    for item in sets:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
-        if key.strip() in overrides:
-            raise typer.BadParameter(f"{key.strip()} is set twice; set it once", param_hint="--set")
-        overrides[key.strip()] = value.strip()
-    return overrides
-
-
-def setting_value(value: str) -> Any:
-    """A --set value as spaCy's CLI overrides read it: JSON where it parses
-    (numbers, booleans, null, lists), else the string."""
-    try:
-        return srsly.json_loads(value)
-    except ValueError:
-        return value
 
 
 def use_gpu(gpu_id: int) -> None:

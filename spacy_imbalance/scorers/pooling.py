@@ -21,7 +21,7 @@ Run = Tuple[Path, Dict[str, Any]]
 # ``config_sha256`` where both have it (benchmark runs record it).
 SCORED_ON = (("target", "what was scored (ents or spans:KEY)"), ("config_sha256", "config (SHA-256)"))
 
-# The fields that define a benchmark run (``bench/runs.py`` ``record_run``),
+# The fields that define a benchmark run (``benchmark.runs``: ``complete_record``),
 # with the words a message names them by. Older records lack some: their
 # defaults below are the ones the benchmark's resume check reads them with.
 RUN_FIELDS = (
@@ -31,7 +31,7 @@ RUN_FIELDS = (
 )
 # what a benchmark record without these fields meant (it was written before
 # they existed): a step budget, no overrides. The benchmark's resume check
-# (bench/runs.py ``is_done``) reads records with them too.
+# (``benchmark.runs.is_done``) reads records with them too.
 RUN_DEFAULTS: Dict[str, Any] = {"budget": "steps", "overrides": {}}
 # An evaluation of a pipeline (`evaluate --output`, no seed): the pipeline,
 # the data, the bootstrap's settings (one pipeline evaluated again with

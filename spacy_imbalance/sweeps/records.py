@@ -3,7 +3,7 @@
 A finished trial is not run again while its record is fresh: it holds the
 values its caller expects (a config's fingerprint, a step budget, advise's
 key) and the fields the caller needs. ``runner.run_pending`` resumes with
-it, and so does the benchmark harness (bench/runs.py).
+it, for ``advise`` and for the benchmark (``benchmark.runs``).
 """
 import json
 from pathlib import Path

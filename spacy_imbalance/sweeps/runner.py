@@ -5,7 +5,7 @@ this machine's Ray or on a cluster's (``address``).
 ``run_trials`` runs every trial it is given; ``run_pending`` resumes: it
 leaves out the trials whose records are fresh (``records.is_fresh``), so a
 sweep stopped half-way runs only what is missing, with or without Ray
-(``advise`` resumes so; scripts/benchmark.py checks its records itself).
+(``advise`` and ``spacy-imbalance benchmark run`` resume so).
 """
 import contextlib
 import os
@@ -25,6 +25,8 @@ OnDone = Callable[[Trial, Dict[str, Any], int, int], None]
 ExpectedOf = Callable[[Trial], Mapping[str, Any]]
 # a trial's evaluation while it trains: the trial, step, dev score (0-1), seconds
 OnProgress = Callable[[Trial, int, float, float], None]
+# a finished trial's record made whole before it is written (the benchmark adds its run's fields)
+Complete = Callable[[Trial, Record], Record]
 
 
 def print_progress(trial: Trial, step: int, score: float, seconds: float) -> None:
@@ -131,20 +133,26 @@ def run_pending(
     name: str = "sweep",
     on_done: Optional[OnDone] = None,
     on_progress: Optional[OnProgress] = print_progress,
+    complete: Optional[Complete] = None,
+    force: bool = False,
 ) -> List[Record]:
     """Each trial's record, in the order of ``trials``, as written: the
-    trials ``pending`` finds run through ``run_trials`` (the settings after
-    ``defaults`` are its own), the others are not run again. A run trial's
-    record gets ``expected_of(trial)`` merged in and is written back before
-    ``on_done`` hears of it, so that the next sweep finds it fresh."""
+    trials ``pending`` finds (every trial with ``force``) run through
+    ``run_trials`` (the settings after ``defaults`` are its own), the others
+    are not run again. A run trial's record gets ``expected_of(trial)``
+    merged in, then goes through ``complete``, and is written back in one
+    piece before ``on_done`` hears of it, so that the next sweep finds it
+    fresh and a stopped sweep leaves no record half made."""
 
     def record(trial: Trial, report: Dict[str, Any], n_done: int, n_all: int) -> None:
         report.update(expected_of(trial))
+        if complete is not None:
+            report = complete(trial, report)
         write_record(trial.metrics, report)
         if on_done is not None:
             on_done(trial, report, n_done, n_all)
 
-    todo = pending(trials, expected_of, requires=requires, defaults=defaults)
+    todo = [_absolute(trial) for trial in trials] if force else pending(trials, expected_of, requires=requires, defaults=defaults)
     run_trials(
         todo, workers=workers, address=address, gpus_per_trial=gpus_per_trial, storage=storage, name=name,
         on_done=record, on_progress=on_progress,

@@ -32,7 +32,20 @@ def group():
 
 
 def commands() -> List[str]:
-    return sorted(group().commands)
+    """Every command, a sub-app's by its whole name ("benchmark run")."""
+    names = []
+    for name, command in sorted(group().commands.items()):
+        sub = getattr(command, "commands", None)  # a sub-app is a group of commands
+        names += [f"{name} {child}" for child in sorted(sub)] if sub else [name]
+    return names
+
+
+def command_of(name: str):
+    """The command ``name`` names ("advise", "benchmark run")."""
+    found = group()
+    for part in name.split():
+        found = found.commands[part]
+    return found
 
 
 @lru_cache(maxsize=None)
@@ -47,7 +60,7 @@ def rendered(*args: str) -> str:
 def help_texts(name: str) -> Iterator[Tuple[str, str]]:
     """(where, text) of every help text of the command ``name`` as its source
     means it: \\[ is how a source writes a literal [ for Rich."""
-    command = group().commands[name]
+    command = command_of(name)
     yield name, command.help or ""
     for param in command.params:
         yield f"{name} {param.name}", (getattr(param, "help", None) or "")
@@ -59,7 +72,7 @@ def written(text: str) -> str:
 
 @pytest.mark.parametrize("name", commands())
 def test_help_shows_every_bracketed_text(name):
-    shown = rendered(name)
+    shown = rendered(*name.split())
     for where, text in help_texts(name):
         for bracketed in BRACKETED.findall(written(text)):
             assert bracketed in shown, f"{where}: {bracketed} is missing from `{name} --help`"
@@ -74,9 +87,9 @@ def test_help_shows_the_extras_to_install():
 
 @pytest.mark.parametrize("name", commands())
 def test_positional_arguments_have_one_naming_style(name):
-    command = group().commands[name]
+    command = command_of(name)
     arguments = [param for param in command.params if param.param_type_name == "argument"]
-    usage = rendered(name).split(" Arguments ")[0]
+    usage = rendered(*name.split()).split(" Arguments ")[0]
     for param in arguments:
         assert param.metavar is not None and ARGUMENT.fullmatch(param.metavar), (
             f"{name}: the argument {param.name} is shown as {param.metavar or param.name!r}, not in upper case (INPUT, MODEL, ...)"
@@ -86,12 +99,12 @@ def test_positional_arguments_have_one_naming_style(name):
 
 @pytest.mark.parametrize("name", commands())
 def test_every_option_has_help(name):
-    command = group().commands[name]
+    command = command_of(name)
     options = [param for param in command.params if param.param_type_name == "option"]
     assert options
     for param in options:
         assert (param.help or "").strip(), f"{name} {param.opts[0]} has no help text"
-        assert written(param.help) in rendered(name)
+        assert written(param.help) in rendered(*name.split())
 
 
 def test_top_level_help_names_every_command():

@@ -136,3 +136,28 @@ def test_run_pending_reads_relative_paths_from_the_trials_folder(tmp_path, fake_
     monkeypatch.chdir(tmp_path)
     assert run_pending([trial], lambda t: {"key": "a-1"}) == [{"key": "a-1"}]
     assert fake_training == []
+
+
+def test_run_pending_completes_a_record_before_it_is_written_and_forces_fresh_ones(tmp_path, fake_training, monkeypatch):
+    """The benchmark adds its run's fields to each record (``complete``): the
+    record is written once, whole, so a sweep stopped in between leaves no
+    record that is fresh but lacks them; ``force`` runs fresh trials too."""
+    a, b = _trials(tmp_path, ("a", "b"))
+    write_record(a.metrics, {"name": "a", "key": "a-1"})  # fresh
+
+    def complete(trial, report):
+        return {**report, "run": trial.name.upper()}
+
+    records = run_pending([a, b], lambda trial: {"key": f"{trial.name}-1"}, complete=complete)
+    assert fake_training == ["b"] and records[1] == {"name": "b", "macro": {"f": 0.3}, "key": "b-1", "run": "B"}
+
+    def stopped(trial, report):
+        raise KeyboardInterrupt
+
+    # stopped while completing a's record: what is on disk is the trial's bare report, stale for the next sweep
+    with pytest.raises(KeyboardInterrupt):
+        run_pending([a, b], lambda trial: {"key": f"{trial.name}-2"}, complete=stopped)
+    assert read_record(a.metrics) == {"name": "a", "macro": {"f": 0.3}}
+    fake_training.clear()
+    assert run_pending([a, b], lambda trial: {"key": f"{trial.name}-1"}, force=True)[0]["key"] == "a-1"
+    assert fake_training == ["a", "b"]

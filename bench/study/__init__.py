@@ -1,2 +1,0 @@
-"""A study: systems x settings (training-set sizes, entity-token shares, a
-loss weight), each run tagged with its setting (scripts/study_table.py)."""

@@ -1,0 +1,50 @@
+"""Issue 42's trials of configs/never_worse_trials.yml on WNUT-2017 dev: each
+trial trains a config (seed 0, one thread) on the complete train set or with
+p = 0.5 of its entities removed, scores model-best on dev, and for a
+sampled_spancat scores it again at every share of the prior correction.
+Writes metrics/wnut17/never_worse/<trial>.json; a finished trial is skipped,
+so it resumes where it stopped.
+
+    python dev/never_worse_trials.py                      # every trial, in order
+    python dev/never_worse_trials.py --only f-uniform-c   # some
+    python dev/never_worse_trials.py --part 1/2           # every other trial (two queues)
+    python dev/never_worse_trials.py --table              # metrics/wnut17/never_worse_trials.md only
+"""
+from pathlib import Path
+
+import srsly
+import typer
+
+from bench.never_worse.table import overall, pairs, table
+from bench.never_worse.trials import run
+from spacy_imbalance.benchmark.options import only_names
+
+ROOT = Path(__file__).resolve().parent.parent
+TRIALS = ROOT / "configs" / "never_worse_trials.yml"
+
+
+def main(
+    only: str = typer.Option("", "--only", help="Comma-separated trial names; empty: all"),
+    part: str = typer.Option("1/1", "--part", help="K/N: the K-th of N interleaved shares of the trials"),
+    table_only: bool = typer.Option(False, "--table", help="Write the summary only"),
+) -> None:
+    trials = srsly.read_yaml(TRIALS)["trials"]
+    names = [n for n in trials if not only or n in only_names(only)]
+    k, n = (int(x) for x in part.split("/"))
+    folder = ROOT / "metrics" / "wnut17" / "never_worse"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder.parent / "never_worse_trials.md"
+    for name in [] if table_only else names[k - 1 :: n]:
+        run(ROOT, name, trials[name], ROOT / "corpus" / "wnut17", folder)
+        out.write_text(table(trials, folder), encoding="utf8")
+    out.write_text(table(trials, folder), encoding="utf8")
+    chosen = pairs(trials, folder)
+    everywhere = overall(trials, folder)
+    if everywhere:
+        chosen += "\nOver every trial scored at every share:\n\n" + everywhere
+    (folder.parent / "never_worse_choice.md").write_text(chosen or "No trial has run on both train sets yet.\n", encoding="utf8")
+    print(out.read_text(encoding="utf8") + "\n" + chosen)
+
+
+if __name__ == "__main__":
+    typer.run(main)
