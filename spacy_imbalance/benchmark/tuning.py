@@ -1,10 +1,14 @@
-"""Decision thresholds of finished two_task_ner or sampled_spancat runs,
-tuned on dev and scored again on test as runs named <run>-tuned next to the
-untuned ones (``spacy-imbalance benchmark tune``)."""
+"""Decision thresholds of finished two_task_ner, sampled_spancat or spaCy
+spancat_singlelabel runs, tuned on dev and scored again on test as runs
+named <run>-tuned next to the untuned ones (``spacy-imbalance benchmark
+tune``). spaCy's component carries no thresholds: its search is the one
+``calibrate`` makes for ours (``evaluation.thresholds.builtin``) and its
+tuned run is a score, with no model-tuned, so that a table tuning ours can
+compare it with a built-in tuned alike."""
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import srsly
 
@@ -25,13 +29,17 @@ def is_tuned(tuned: Dict[str, Any], original: Dict[str, Any], model: Path) -> bo
     return tuned.get("tuned_from") == str(model) and all(tuned.get(key) == original.get(key) for key in KEEP)
 
 
+# the components whose thresholds can be tuned, as the shipped configs name them
+TUNABLE = ("two_task_ner", "sampled_spancat", "spancat_singlelabel")
+
+
 def tuned_component(model: Path) -> str:
-    """The component whose thresholds are tuned: two_task_ner or sampled_spancat."""
+    """The component whose thresholds are tuned: two_task_ner, sampled_spancat or spancat_singlelabel."""
     pipeline = srsly.read_json(model / "meta.json").get("pipeline", [])
-    for component in ("two_task_ner", "sampled_spancat"):
+    for component in TUNABLE:
         if component in pipeline:
             return component
-    raise ValueError(f"{model} has neither a two_task_ner nor a sampled_spancat component (its pipeline: {pipeline})")
+    raise ValueError(f"{model} has none of the components with thresholds to tune ({', '.join(TUNABLE)}); its pipeline: {pipeline}")
 
 
 def tune_one(layout: Layout, corpus: str, run: str, seed: int, step: float, gpu_id: int) -> Path:
@@ -52,6 +60,15 @@ def tune_one(layout: Layout, corpus: str, run: str, seed: int, step: float, gpu_
     tuned = model.parent / "model-tuned"
     cli = [sys.executable, "-m", "spacy_imbalance"]
     component = tuned_component(model)
+    if component == "spancat_singlelabel":
+        report, thresholds = tune_builtin(model, layout.corpus(corpus, "dev"), layout.corpus(corpus, "test"), step, gpu_id)
+        report.update({key: original[key] for key in KEEP if key in original})
+        report.update({"name": f"{run}-tuned", "tuned_from": str(model), "thresholds": thresholds})
+        srsly.write_json(metrics, report, indent=0)
+        shown = ", ".join(f"{label} {value:.2f}" for label, value in sorted(thresholds.items())) or "argmax kept"
+        print(f"{corpus} {run} seed {seed}: thresholds {shown}, "
+              f"test macro-F1 {100 * original['macro']['f']:.1f} -> {100 * report['macro']['f']:.1f}", flush=True)
+        return metrics
     if component == "two_task_ner":
         command = ["tune-thresholds"]
     else:
@@ -78,6 +95,30 @@ def tune_one(layout: Layout, corpus: str, run: str, seed: int, step: float, gpu_
     print(f"{corpus} {run} seed {seed}: thresholds {shown}, "
           f"test macro-F1 {100 * original['macro']['f']:.1f} -> {100 * report['macro']['f']:.1f}", flush=True)
     return metrics
+
+
+def tune_builtin(model: Path, dev: Path, test: Path, step: float, gpu_id: int) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    """spaCy's spancat_singlelabel of ``model`` with per-label thresholds
+    searched on ``dev`` as ``calibrate`` searches ours, and the evaluation
+    report of ``test`` decided with them (with the data, its SHA-256 and the
+    provenance an evaluation records); the thresholds."""
+    import hashlib
+
+    import spacy
+
+    from ..corpus.docs_io import load_docs
+    from ..evaluation.thresholds.builtin import tune_and_score
+    from ..evaluation.thresholds.grid import default_grid
+    from ..sweeps.provenance import run_provenance
+
+    if gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
+    nlp = spacy.load(model)
+    search, report = tune_and_score(nlp, "spancat_singlelabel", load_docs(dev), load_docs(test), grid=default_grid(step))
+    report.update({"model": str(model), "data": str(test), "data_sha256": hashlib.sha256(test.read_bytes()).hexdigest(),
+                   "dev_macro_f": {"argmax": search.current_macro_f, "tuned": search.best_macro_f},
+                   "provenance": run_provenance(gpu_id)})
+    return report, dict(search.best)
 
 
 def paired_table(folder: Path, runs: List[str], reference: Optional[str] = None) -> str:
@@ -117,6 +158,9 @@ def write_summary(layout: Layout, corpus: str, runs: List[str], seeds: List[int]
     with output.open("a", encoding="utf8") as f:
         f.write("\nPaired: each tuned run against its own untuned run.\n\n" + paired_table(folder, runs))
         if reference is not None:
-            f.write(f"\nPaired: each tuned run against `{reference}` (untuned: it has no thresholds to tune).\n\n"
-                    + paired_table(folder, runs, reference))
+            f.write(f"\nPaired: each tuned run against `{reference}` untuned.\n\n" + paired_table(folder, runs, reference))
+            if any((folder / f"{reference}-tuned-s{seed}.json").exists() for seed in seeds):
+                # like with like: the built-in's thresholds searched on dev as ours are
+                f.write(f"\nPaired: each tuned run against `{reference}` tuned alike.\n\n"
+                        + paired_table(folder, runs, f"{reference}-tuned"))
     return output

@@ -173,7 +173,7 @@ def tune_cli(
     metrics_dir: Path = METRICS_DIR,
     training_dir: Path = TRAINING_DIR,
 ) -> None:
-    """Tune the decision thresholds of finished two_task_ner or sampled_spancat runs on dev and score them again on test, as runs named <run>-tuned beside them; a run tuned before from the same training run is skipped."""
+    """Tune the decision thresholds of finished two_task_ner, sampled_spancat or spaCy spancat_singlelabel runs on dev and score them again on test, as runs named <run>-tuned beside them (spancat_singlelabel: searched as calibrate searches ours, a score with no tuned pipeline); a run tuned before from the same training run is skipped."""
     from ..benchmark.tuning import tune_one, write_summary
 
     with _clear_errors():
