@@ -587,3 +587,23 @@ def test_project_all_runs_every_study():
             ]
             for writer in writers:
                 assert order.index(writer) < order.index(step), f"{step} reads {dep}, which {writer} writes later"
+
+
+def test_the_headline_trains_mom_at_the_lambda_each_corpus_dev_chose():
+    """MoM's λ in the vectors headline is the one the MoM sweep chose on that
+    corpus's own dev set (never one corpus's choice reused on another), and
+    the table reads the runs of that λ."""
+    script = [" ".join(line.split()) for line in COMMANDS["headline-vectors"]["script"]]
+    trained = {}
+    for line in script:
+        if "token_ner_mom_v2" in line:
+            corpora = re.findall(r"--corpus (\S+)", line)
+            lam = float(re.search(r"lambda_=(\S+)", line).group(1))
+            tag = re.search(r"--tag (\S+)", line).group(1)
+            assert tag == f"l{round(100 * lam)}", line
+            trained.update({corpus: tag for corpus in corpora})
+    table = next(line for line in script if "headline_table.py" in line)
+    assert dict(pair.split("=") for pair in re.findall(r"--mom-tag (\S+)", table)) == trained
+    for corpus, tag in trained.items():
+        chosen = srsly.read_json(ROOT / "metrics" / corpus / "mom_sweep-dev-choice.json")["token_ner_mom_v2"]["chosen"]
+        assert tag == f"l{round(100 * float(chosen))}", f"{corpus}: the headline trains MoM at {tag}, its dev chose λ = {chosen}"

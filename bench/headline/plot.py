@@ -1,14 +1,17 @@
 """The headline's dev curves: dev macro-F1 against training steps."""
 from pathlib import Path
 from statistics import mean
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Mapping
 
 from .systems import BUILTINS, LABELS
 
 
-def plot_dev_curves(present: Dict[str, List[Dict[str, Any]]], path: Path, title: str) -> None:
+def plot_dev_curves(
+    present: Dict[str, List[Dict[str, Any]]], path: Path, title: str, labels: Mapping[str, str] = LABELS
+) -> None:
     """Dev macro-F1 against training steps: the mean over seeds up to the
-    first seed's early stop (bold), then over the seeds still training (faint)."""
+    first seed's early stop (bold), then over the seeds still training (faint);
+    ``labels``: each system's name in the legend (the table's)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -26,7 +29,7 @@ def plot_dev_curves(present: Dict[str, List[Dict[str, Any]]], path: Path, title:
         all_seeds = [s for s in steps if len(by_step[s]) == len(system_runs)]
         color = f"C{i % 10}"
         style = "--" if system in dict(BUILTINS) else "-"
-        ax.plot(all_seeds, [100 * mean(by_step[s]) for s in all_seeds], style, color=color, label=LABELS[system], linewidth=1.4)
+        ax.plot(all_seeds, [100 * mean(by_step[s]) for s in all_seeds], style, color=color, label=labels[system], linewidth=1.4)
         tail = [s for s in steps if s >= all_seeds[-1]]
         if len(tail) > 1:
             ax.plot(tail, [100 * mean(by_step[s]) for s in tail], style, color=color, linewidth=0.7, alpha=0.4)

@@ -1,4 +1,9 @@
-"""The systems of the headline table and the claims it re-tests."""
+"""The systems of the headline table and the claims it re-tests.
+
+MoM's λ is each corpus's own, chosen on its dev set by the MoM sweep
+(metrics/<corpus>/mom_sweep-dev-choice.json): its runs are tagged l<100 λ>
+(``mom_tag``), and ``systems(tag)`` names the table's rows for that tag."""
+from typing import Dict, List, Tuple
 
 BUILTINS = [
     ("ner", "spaCy ner"),
@@ -30,3 +35,29 @@ CLAIMS = [
     ("sampled_spancat_uniform", "sampled_spancat_all", "uniform over all negatives"),
     ("ner_sCRD", "ner", "sCRD over no resampling"),
 ]
+
+
+# the MoM row of the lists above, whose tag each corpus chooses
+MOM = "token_ner_mom_v2"
+DEFAULT_MOM_TAG = "l50"
+
+
+def mom_tag(value: float) -> str:
+    """The run tag of MoM at λ = ``value`` (0.9 -> l90)."""
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"MoM's lambda is in (0, 1), got {value!r}")
+    return f"l{round(100 * value)}"
+
+
+def systems(tag: str = DEFAULT_MOM_TAG) -> Tuple[Dict[str, str], List[Tuple[str, str, str]]]:
+    """The table's rows (system -> name in the table, built-ins first) and
+    claims with MoM's runs tagged ``tag``."""
+    mom = f"{MOM}-{tag}"
+    lam = int(tag[1:]) / 100
+
+    def swap(system: str) -> str:
+        return mom if system == f"{MOM}-{DEFAULT_MOM_TAG}" else system
+
+    labels = {swap(system): (f"token_ner, MoM (v2, λ {lam:g}) over CE" if swap(system) == mom else label) for system, label in BUILTINS + METHODS}
+    claims = [(swap(method), swap(base), claim) for method, base, claim in CLAIMS]
+    return labels, claims

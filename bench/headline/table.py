@@ -11,7 +11,7 @@ from spacy_imbalance.benchmark.paired import paired_runs
 from spacy_imbalance.benchmark.records import device_words
 from spacy_imbalance.benchmark.tables import head, row
 
-from .systems import BUILTINS, CLAIMS, LABELS
+from .systems import BUILTINS, DEFAULT_MOM_TAG, systems
 
 
 def load_runs(folder: Path, system: str, seeds: List[int]) -> Optional[List[Dict[str, Any]]]:
@@ -75,9 +75,13 @@ def devices_note(present: Dict[str, List[Dict[str, Any]]], seeds: List[int]) -> 
     ) + "."]
 
 
-def table(corpus: str, encoder: str, seeds: List[int], root: Path) -> Tuple[str, Dict[str, Any], Dict[str, List[Dict[str, Any]]]]:
+def table(
+    corpus: str, encoder: str, seeds: List[int], root: Path, mom: str = DEFAULT_MOM_TAG
+) -> Tuple[str, Dict[str, Any], Dict[str, List[Dict[str, Any]]]]:
     """The table's Markdown (``{name}`` standing for the table's name), its
-    numbers, and the runs of each system that has all its seeds."""
+    numbers, and the runs of each system that has all its seeds (MoM's runs
+    tagged ``mom``: the λ the corpus's dev chose)."""
+    LABELS, CLAIMS = systems(mom)
     folder = root / "metrics" / corpus / encoder
     runs = {system: load_runs(folder, system, seeds) for system in LABELS}
     present = {system: r for system, r in runs.items() if r is not None}

@@ -80,3 +80,28 @@ def test_headline_table_keeps_one_mean_time_on_one_machine(tmp_path):
     text, _, _ = table("c", "vectors", [0, 1], tmp_path)
     assert "| 1.5 |" in next(line for line in text.splitlines() if line.startswith("| spaCy ner |"))
     assert "more than one machine" not in text
+
+
+def test_moms_row_is_the_lambda_the_corpus_chose():
+    from bench.headline.systems import mom_tag, systems
+
+    assert mom_tag(0.9) == "l90" and mom_tag(0.5) == "l50"
+    with pytest.raises(ValueError, match="lambda is in"):
+        mom_tag(1.0)
+    labels, claims = systems("l90")
+    assert labels["token_ner_mom_v2-l90"] == "token_ner, MoM (v2, λ 0.9) over CE" and "token_ner_mom_v2-l50" not in labels
+    assert ("token_ner_mom_v2-l90", "token_ner", "MoM over its base loss") in claims
+
+
+def test_the_table_reads_the_mom_runs_of_its_corpus_tag(tmp_path):
+    folder = tmp_path / "metrics" / "c" / "vectors"
+    folder.mkdir(parents=True)
+    for seed in (0, 1):
+        headline_run(folder, "ner", seed, {"A": 2, "B": 0})
+        headline_run(folder, "token_ner", seed, {"A": 1, "B": 1})
+        headline_run(folder, "token_ner_mom_v2-l90", seed, {"A": 4, "B": 0})
+        headline_run(folder, "token_ner_mom_v2-l50", seed, {"A": 0, "B": 0})
+    text, result, _ = table("c", "vectors", [0, 1], tmp_path, "l90")
+    assert "token_ner_mom_v2-l90" in result["systems"] and "token_ner_mom_v2-l50" not in result["systems"]
+    assert "| token_ner, MoM (v2, λ 0.9) over CE |" in text
+    assert result["claims"]["MoM over its base loss"]["delta"] == pytest.approx(0.5 - 0.4)
