@@ -10,7 +10,7 @@ candidates that pass a floor only, and copied to the host in one transfer.
 """
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, List, Sequence
+from typing import Any, List, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -49,6 +49,22 @@ class SpanPredictions:
     def n_tokens(self) -> int:
         return int(self.doc_starts[-1])
 
+    @classmethod
+    def from_parts(
+        cls, docs: List[Doc], classes: List[str], parts: Sequence[Tuple[numpy.ndarray, ...]], doc_starts: numpy.ndarray, floor: float
+    ) -> "SpanPredictions":
+        """The predictions of batches, each part (starts, ends, doc ids, labels,
+        p(label), p(O), is argmax) at positions over the dev set already."""
+        dtypes = ("int64", "int64", "int64", "int64", "float32", "float32", "bool")
+        starts, ends, doc_ids, labels, confidence, p_o, is_argmax = (
+            numpy.concatenate([part[i] for part in parts]).astype(dtype) if parts else numpy.zeros((0,), dtype=dtype)
+            for i, dtype in enumerate(dtypes)
+        )
+        return cls(
+            docs=docs, classes=classes, starts=starts, ends=ends, doc_ids=doc_ids, labels=labels, confidence=confidence,
+            entity_prob=1.0 - p_o, is_argmax=is_argmax, doc_starts=doc_starts, floor=float(floor),
+        )
+
 
 def predict_spans(
     nlp: Language, component: str, gold_docs: Sequence[Doc], *, floor: float, batch_size: int = 128
@@ -69,24 +85,7 @@ def predict_spans(
         c = spans.columns
         parts.append((spans.starts + offset, spans.ends + offset, spans.doc_ids + first, c["label"], c["confidence"], c["p_o"], c["is_argmax"]))
         docs.extend(batch)
-    dtypes = ("int64", "int64", "int64", "int64", "float32", "float32", "bool")
-    starts, ends, doc_ids, labels, confidence, p_o, is_argmax = (
-        numpy.concatenate([part[i] for part in parts]).astype(dtype) if parts else numpy.zeros((0,), dtype=dtype)
-        for i, dtype in enumerate(dtypes)
-    )
-    return SpanPredictions(
-        docs=docs,
-        classes=list(span_component(nlp, component).classes),
-        starts=starts,
-        ends=ends,
-        doc_ids=doc_ids,
-        labels=labels,
-        confidence=confidence,
-        entity_prob=1.0 - p_o,
-        is_argmax=is_argmax,
-        doc_starts=doc_starts,
-        floor=float(floor),
-    )
+    return SpanPredictions.from_parts(docs, list(span_component(nlp, component).classes), parts, doc_starts, floor)
 
 
 def _decision_inputs(xp: Any, logits: Floats2d, *, floor: float) -> Choice:

@@ -147,15 +147,7 @@ def predict_builtin_spans(nlp: Language, component: str, gold_docs: Sequence[Doc
                 label[keep], confidence[keep], probs[keep, 0], is_argmax[keep],
             ))
         docs.extend(copies)
-    dtypes = ("int64", "int64", "int64", "int64", "float32", "float32", "bool")
-    starts, ends, ids, best, confidence, p_o, argmax = (
-        numpy.concatenate([part[i] for part in parts]).astype(dtype) if parts else numpy.zeros((0,), dtype=dtype)
-        for i, dtype in enumerate(dtypes)
-    )
-    return SpanPredictions(
-        docs=docs, classes=["O", *labels], starts=starts, ends=ends, doc_ids=ids, labels=best,
-        confidence=confidence, entity_prob=1.0 - p_o, is_argmax=argmax, doc_starts=doc_starts, floor=float(floor),
-    )
+    return SpanPredictions.from_parts(docs, ["O", *labels], parts, doc_starts, floor)
 
 
 def tune_and_score(
