@@ -5,7 +5,7 @@
 # Settings: PYTHON (default python3), VENV (default .venv),
 #           TORCH, the torch requirement installed first (default torch==2.13.0, a local CPU build on
 #           this project's machines; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu"),
-#           and, for test, RUN_MYPY=1: type-check the package before the tests (off for now: see below),
+#           and, for test, RUN_MYPY=0: skip the type check that runs before the tests (mypy, see below),
 #           RUN_E2E=1: also run `spacy project run all` end to end, shrunk (tests/test_project.py's two
 #           TestAll* tests, about 20 minutes on 2 cores; without it they skip and the project is checked
 #           statically), e.g. RUN_E2E=1 bash run.sh test tests/test_project.py
@@ -39,10 +39,9 @@ case "${1:-}" in
     setup
     shift
     # the type check, before the tests: mypy over the package with thinc's plugin (setup.cfg's
-    # [mypy]). Off by default: it turns on (for every run) once the 78 errors left in pipeline/,
-    # spans/, losses/, init_config/, sweeps/ and a few models/ and cli/ modules are fixed
-    # (issue 46, item 4); until then RUN_MYPY=1 runs it
-    if [ "${RUN_MYPY:-0}" = "1" ]; then
+    # [mypy]), on every run, so that a type error fails it (set -e) before the suite starts;
+    # RUN_MYPY=0 skips it (e.g. a quick rerun of a few tests)
+    if [ "${RUN_MYPY:-1}" != "0" ]; then
       "$VENV/bin/python" -m mypy spacy_imbalance
     fi
     # two workers (PYTEST_WORKERS; 0 for one process), each test module on one of them so that its

@@ -119,19 +119,19 @@ def check_labels(train: Sequence[Doc], dev: Sequence[Doc], train_source: str, de
     dev_labels = {ent.label_ for doc in dev for ent in doc.ents}
     if not train_labels & dev_labels:
         raise ValueError(
-            f"DEV {dev_source} shares no entity type with TRAIN {train_source}: TRAIN annotates {listed(train_labels)}; "
-            f"DEV annotates {listed(dev_labels)}. Every method would score 0 on DEV and the ranking would be noise: "
+            f"DEV {dev_source} shares no entity type with TRAIN {train_source}: TRAIN annotates {listed(sorted(train_labels))}; "
+            f"DEV annotates {listed(sorted(dev_labels))}. Every method would score 0 on DEV and the ranking would be noise: "
             "give a dev set of TRAIN's types"
         )
     warnings = []
     if dev_labels - train_labels:
         warnings.append(
-            f"DEV {dev_source} has types TRAIN {train_source} never annotates: {listed(dev_labels - train_labels)}. "
+            f"DEV {dev_source} has types TRAIN {train_source} never annotates: {listed(sorted(dev_labels - train_labels))}. "
             "No method can learn them: every method misses their dev entities, and they lower every dev macro-F1"
         )
     if train_labels - dev_labels:
         warnings.append(
-            f"TRAIN {train_source} has types DEV {dev_source} never annotates: {listed(train_labels - dev_labels)}. "
+            f"TRAIN {train_source} has types DEV {dev_source} never annotates: {listed(sorted(train_labels - dev_labels))}. "
             "The methods are ranked without them"
         )
     return warnings
@@ -323,6 +323,9 @@ def stats_rows(stats: CorpusStats, miss_rate: Optional[Dict[str, Any]]) -> List[
         ("sentences with an entity", f"{stats.sentences_with_entity_pct:.1f} %"),
     ]
     if stats.least_frequent_type is not None:
+        if stats.most_frequent_type is None:
+            # corpus.stats names both or neither (a corpus with entity types or without)
+            raise ValueError(f"corpus statistics name a least frequent entity type ({stats.least_frequent_type}) but no most frequent one")
         rare = sorted(stats.per_type.items(), key=lambda item: item[1].mentions)[:3]
         rows.append(("rarest types (mentions)", ", ".join(f"{label} ({t.mentions})" for label, t in rare)))
         most = stats.per_type[stats.most_frequent_type]

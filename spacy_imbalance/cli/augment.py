@@ -1,9 +1,9 @@
 from pathlib import Path
-from typing import Optional
+from typing import Optional, cast
 
 import typer
 
-from ..corpus.augmentation.augmentation import MAX_COPIES, METHODS, augment_docs
+from ..corpus.augmentation.augmentation import MAX_COPIES, METHODS, AugmentMethod, augment_docs
 from ._app import app, fail
 from .checks import bounded
 from .transform import transform_file
@@ -25,10 +25,12 @@ def augment_cli(
     if method not in METHODS:
         fail(f"Unknown --method {method!r}; choose one of {', '.join(METHODS)}")
     bounded(p, "--p", low=0, high=1)
+    # one of METHODS, checked above: the Literal the library takes
+    chosen = cast(AugmentMethod, method)
     bounded(copies, "--copies", low=1, high=MAX_COPIES, integer=True)
     transform_file(
         input_path,
         output,
-        lambda docs: augment_docs(docs, method, p=p, n_copies=copies, seed=seed, spans_key=spans_key),  # type: ignore[arg-type]
+        lambda docs: augment_docs(docs, chosen, p=p, n_copies=copies, seed=seed, spans_key=spans_key),
         spans_key=spans_key,
     )

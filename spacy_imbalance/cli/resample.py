@@ -5,7 +5,7 @@ import typer
 from spacy.tokens import Doc
 from wasabi import msg
 
-from ..corpus.resampling.resampling import METHODS, sentence_weights
+from ..corpus.resampling.resampling import METHODS, CountUnit, sentence_weights
 from ._app import app, fail
 from .transform import transform_file
 
@@ -23,9 +23,10 @@ def resample_cli(
         fail(f"Unknown --method {method!r}; choose one of {', '.join(METHODS)}")
     if count not in ("tokens", "mentions"):
         fail(f"--count must be 'tokens' or 'mentions', got {count!r}")
+    unit: CountUnit = "tokens" if count == "tokens" else "mentions"
 
     def resample(docs: List[Doc]) -> List[Doc]:
-        weights = sentence_weights(docs, method, count=count, spans_key=spans_key)  # type: ignore[arg-type]
+        weights = sentence_weights(docs, method, count=unit, spans_key=spans_key)
         msg.info(f"{method}: {len(docs):,} sentences in, {sum(weights):,} out, f_s from 1 to {max(weights, default=1)}")
         return [doc for doc, weight in zip(docs, weights) for _ in range(weight)]
 

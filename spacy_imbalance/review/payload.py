@@ -10,7 +10,7 @@ as ``[start, end, ws]`` triples, ``ws`` 1 when whitespace follows, so that a
 import hashlib
 import json
 import math
-from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, TypedDict, Union
+from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, TypedDict, Union, cast
 
 from spacy.tokens import Doc
 
@@ -123,7 +123,8 @@ def check_review_data(data: Any) -> ReviewData:
         _check_doc(f"docs[{n}]", doc)
     for n, record in enumerate(suspects):
         _check_suspect(f"suspects[{n}]", record, docs, len(labels))
-    return data  # type: ignore[return-value]
+    # every field ReviewData names was checked above
+    return cast(ReviewData, data)
 
 
 def _list_of(data: Dict[str, Any], name: str) -> List[Any]:

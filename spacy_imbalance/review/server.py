@@ -326,7 +326,8 @@ class ReviewHandler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.rfile.close()
-        self.rfile = io.BufferedReader(_DeadlineReader(self.connection, time.monotonic() + self.server.request_timeout))  # type: ignore[assignment]
+        # a BufferedReader over the deadline reader where the stdlib types rfile as the socket's own file
+        setattr(self, "rfile", io.BufferedReader(_DeadlineReader(self.connection, time.monotonic() + self.server.request_timeout)))
         self.host = ""
 
     def handle(self) -> None:

@@ -9,14 +9,18 @@ which makes the index of a span computable from its start and width
 (``Candidates.index``) without searching.
 """
 import math
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, cast
 
 import numpy
 from thinc.api import Ops
 from thinc.types import Array1d, Ints1d
 
 
-class Candidates(NamedTuple):
+# a frozen dataclass, not a NamedTuple: a tuple's own ``index`` (a value's
+# position) would clash with ``Candidates.index``
+@dataclass(frozen=True)
+class Candidates:
     """Spans of a batch. Arrays live on ``ops``' device except ``doc_counts``
     and ``doc_lengths``, which are host lists for splitting per doc."""
 
@@ -124,7 +128,8 @@ def _host_candidates(lengths: numpy.ndarray, max_width: int) -> List[numpy.ndarr
 
 def _split_upload(ops: Ops, arrays: List[numpy.ndarray]) -> List[Ints1d]:
     """The 1-d int32 ``arrays`` on the ops' device, in one transfer (views of it)."""
-    device = ops.asarray1i(numpy.concatenate(arrays))
+    # the arrays are 1-d int32 (_host_candidates), which Ints1d describes
+    device = ops.asarray1i(cast(Ints1d, numpy.concatenate(arrays)))
     bounds = numpy.cumsum([len(a) for a in arrays]).tolist()
     return [device[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
 

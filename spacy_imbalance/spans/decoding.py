@@ -5,12 +5,12 @@ thresholds), and the greedy decoder that keeps non-overlapping ones
 threshold search and the audit share.
 """
 from functools import partial
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, cast
 
 import numpy
 from spacy.tokens import Doc, Span
 from thinc.api import Ops
-from thinc.types import Floats1d, Floats2d
+from thinc.types import Floats1d, Floats2d, Ints1d
 
 from ..decisions.softmax import probability_of
 from ..decisions.thresholds import predicted
@@ -34,7 +34,9 @@ def entity_candidates(ops: Ops, candidates: Candidates, logits: Floats2d, thresh
 def _by_argmax(xp: Any, logits: Floats2d) -> Choice:
     """The candidates whose argmax class is not O, their probability
     computed for those (few) rows only."""
-    best = logits.argmax(axis=1).astype("int32")
+    # argmax's int64 classes made int32: a 1-d int array, which Ints1d
+    # describes (thinc types astype of any 1-d array as the generic _Array1d)
+    best = cast(Ints1d, logits.argmax(axis=1).astype("int32"))
     entity = xp.nonzero(best > 0)[0]
     best = best[entity]
     return Choice(entity, {"label": best, "confidence": probability_of(xp, logits[entity], best)})

@@ -11,7 +11,7 @@ candidates and names columns of them. ``choose_spans`` brings a choice to the
 host in one transfer; the pass over documents of a trained pipeline that
 makes a choice per batch is ``evaluation.scoring.score_spans``.
 """
-from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple, cast
 
 import numpy
 from thinc.api import NumpyOps, Ops
@@ -102,6 +102,8 @@ def best_entity(xp: Any, logits: Floats2d) -> Tuple[Ints1d, Floats1d, Any]:
     column l (>= 1; the first on ties), its float32 softmax probability p(l)
     and whether l is the argmax over all classes. That is l's logit above
     O's: ``argmax`` gives O on a tie, as O is column 0."""
-    label = (logits[:, 1:].argmax(axis=1) + 1).astype("int32")
-    top = xp.take_along_axis(logits, label[:, None], axis=1)
+    # argmax's int64 columns made int32: a 1-d int array, which Ints1d
+    # describes (thinc types astype of any 1-d array as the generic _Array1d)
+    label = cast(Ints1d, (logits[:, 1:].argmax(axis=1) + 1).astype("int32"))
+    top = xp.take_along_axis(logits, label.reshape((-1, 1)), axis=1)
     return label, probability_of(xp, logits, label), top[:, 0] > logits[:, 0]

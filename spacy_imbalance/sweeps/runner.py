@@ -12,13 +12,17 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 import srsly
 from wasabi import msg
 
 from .records import Record, is_fresh, read_record, write_record
 from .trial import PATHS, Trial, TrialFailed, run_trial
+
+if TYPE_CHECKING:
+    # Ray is optional (the ray extra): imported where a sweep runs on it
+    from ray.tune import Result
 
 OnDone = Callable[[Trial, Dict[str, Any], int, int], None]
 # the values a trial's record must hold to be reused (a config's fingerprint, a key)
@@ -259,9 +263,11 @@ def _run_on_ray(
     # hint): the reports and our progress lines say it all
     with _environment({"RAY_AIR_NEW_OUTPUT": "0"}):
         grid = tuner.fit()
-    failed = [result for result in grid if result.error is not None]
+    # by index: a ResultGrid is a sequence by __len__ and __getitem__, with no __iter__
+    results = [grid[i] for i in range(len(grid))]
+    failed = [(result, result.error) for result in results if result.error is not None]
     if failed:
-        names = "; ".join(f"{result.config['trial']['name']}: {_first_line(result.error)}" for result in failed)
+        names = "; ".join(f"{_failed_trial(result)}: {_first_line(error)}" for result, error in failed)
         raise TrialFailed(f"{len(failed)} of {len(trials)} trials failed on Ray: {names}")
     return [srsly.read_json(trial.metrics) for trial in trials]
 
@@ -276,13 +282,23 @@ def _environment(settings: Dict[str, str]) -> Iterator[None]:
     try:
         yield
     finally:
-        for key, value in before.items():
-            if value is None:
+        for key, earlier in before.items():
+            if earlier is None:
                 os.environ.pop(key, None)
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def _failed_trial(result: "Result") -> str:
+    """What names a failed trial: its name, from the config Tune keeps with
+    its last result, or, for a trial that failed before Tune kept any (no
+    config), its folder, which trial_dirname_creator names after it."""
+    config = result.config
+    if config is None:
+        return f"the trial in {result.path}"
+    return str(config["trial"]["name"])
 
 
 def _first_line(error: BaseException) -> str:

@@ -61,7 +61,8 @@ def save_atomically(nlp: Language) -> Language:
     call. Other ``[training.before_to_disk]`` callbacks of this package
     return their pipeline through this function, as a config has one.
     """
-    nlp.to_disk = partial(_to_disk_once, nlp)  # type: ignore[method-assign]
+    # an instance attribute that shadows the method for one call (mypy refuses assigning to a method)
+    setattr(nlp, "to_disk", partial(_to_disk_once, nlp))
     return nlp
 
 

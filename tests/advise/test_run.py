@@ -9,11 +9,12 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_imbalance.advise import AdviseSettings, Candidate
-from spacy_imbalance.advise.run import candidate_config, expected_record, plan_trials, read_miss_rate, trial_key, write_corpora
+from spacy_imbalance.advise.run import candidate_config, expected_record, plan_trials, read_miss_rate, stats_rows, trial_key, write_corpora
 from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.conll import conll_to_docs
 from spacy_imbalance.corpus.default_corpus import default_corpus_path
 from spacy_imbalance.corpus.docs_io import write_docbin
+from spacy_imbalance.corpus.stats import CorpusStats, TypeStats
 from spacy_imbalance.sweeps import pending
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -210,3 +211,13 @@ def test_read_miss_rate_refuses_a_malformed_summary(tmp_path, summary, message):
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
     assert message in " ".join(ANSI.sub("", result.output).split())
     assert not out.exists()
+
+
+def test_stats_naming_a_least_but_no_most_frequent_type_are_refused():
+    # issue 46: corpus.stats names both or neither; stats_rows looked the
+    # missing one up as per_type[None], a KeyError
+    stats = CorpusStats(tokens=30, sentences=1, entity_types=1, entity_token_pct=10.0, least_frequent_type="LOC",
+                        least_frequent_type_pct=10.0, most_frequent_type=None, most_frequent_type_pct=None,
+                        sentences_with_entity_pct=100.0, per_type={"LOC": TypeStats(3, 1, 10.0, 3.3)})
+    with pytest.raises(ValueError, match=r"^corpus statistics name a least frequent entity type \(LOC\) but no most frequent one$"):
+        stats_rows(stats, None)

@@ -126,3 +126,15 @@ def test_use_ray_falls_back_to_one_after_another_without_ray(monkeypatch, capsys
 def test_trial_round_trips_through_a_dict():
     trial = Trial(name="x", config="c.cfg", output="o", metrics="m.json", train="t", dev="d", test="e", overrides={"a.b": "1"})
     assert Trial.from_dict(trial.to_dict()) == trial
+
+
+def test_a_failed_ray_trial_is_named_by_its_config_or_else_its_folder():
+    # issue 46: Tune keeps no config for a trial that failed before it
+    # reported (Result.config is None), and config["trial"]["name"] raised a
+    # TypeError in place of the trial's own error
+    tune = pytest.importorskip("ray.tune")
+    error = RuntimeError("boom")
+    named = tune.Result(metrics={"config": {"trial": {"name": "ner seed 0"}}}, checkpoint=None, error=error, path="/runs/ray/ner_seed_0-abc")
+    unnamed = tune.Result(metrics={"trial_id": "abc"}, checkpoint=None, error=error, path="/runs/ray/ner_seed_0-abc")
+    assert runner_module._failed_trial(named) == "ner seed 0"
+    assert runner_module._failed_trial(unnamed) == "the trial in /runs/ray/ner_seed_0-abc"

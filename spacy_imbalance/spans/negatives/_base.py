@@ -2,7 +2,7 @@
 per-sentence top-k selection that turns random keys into a sample without
 replacement, and the random generator on the ops' device."""
 import math
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional, Sequence, cast
 
 import numpy
 from thinc.api import Ops
@@ -105,7 +105,9 @@ class NegativeSampler:
         if shares is None:
             return None
         per_doc = numpy.asarray([-self.correction * math.log(share) for share in shares], dtype="float32")
-        return ops.asarray1f(numpy.repeat(per_doc, numpy.asarray(candidates.doc_counts, dtype="int64")))
+        per_candidate = numpy.repeat(per_doc, numpy.asarray(candidates.doc_counts, dtype="int64"))
+        # a 1-d float32 host array, which Floats1d describes
+        return ops.asarray1f(cast(Floats1d, per_candidate))
 
     def correct(self, ops: Ops, candidates: Candidates, logits: Floats2d) -> None:
         """Add ``prior_shift`` to O's logit (column 0) of every candidate, in

@@ -16,10 +16,12 @@ With the defaults (20 tokens, width 8) there are 132 candidates and
 ⌈0.7·20⌉ = 14 draws, so a uniform sampler draws each candidate with
 probability 14/132 ≈ 0.106.
 """
-from typing import Any, Dict, List, Tuple
+from typing import Dict, List, Tuple, cast
 
 import numpy
+from numpy.typing import ArrayLike
 from thinc.api import NumpyOps
+from thinc.types import Floats2d
 
 from ..candidates import enumerate_candidates, n_candidates
 from ._base import NegativeSampler, SamplingBatch, make_generator
@@ -52,8 +54,8 @@ def synthetic_sentence(
 
 def draw_rates(
     sampler: NegativeSampler,
-    probs: Any,
-    kinds: Any,
+    probs: ArrayLike,
+    kinds: ArrayLike,
     n_tokens: int = 20,
     max_width: int = 8,
     n_draws: int = 3000,
@@ -65,13 +67,20 @@ def draw_rates(
     probability that such a candidate is drawn). Same seed, same numbers."""
     ops = NumpyOps()
     candidates = enumerate_candidates(ops, [n_tokens], max_width)
-    if len(candidates) != len(probs):
-        raise ValueError(f"draw_rates: {len(probs)} distributions for {len(candidates)} candidates")
-    classes = numpy.zeros(len(candidates), dtype="int32")  # all negatives
-    batch = SamplingBatch(ops, candidates, classes, step=step, probs=numpy.asarray(probs))
+    distributions = numpy.asarray(probs)
+    if distributions.ndim != 2 or distributions.dtype.kind != "f":
+        raise ValueError(
+            "draw_rates: probs must be a 2-d float array (a distribution per candidate), "
+            f"got shape {distributions.shape} of {distributions.dtype}"
+        )
+    if len(candidates) != len(distributions):
+        raise ValueError(f"draw_rates: {len(distributions)} distributions for {len(candidates)} candidates")
+    classes = ops.alloc1i(len(candidates))  # zeros: all negatives
+    # a 2-d float host array (checked above), which Floats2d describes
+    batch = SamplingBatch(ops, candidates, classes, step=step, probs=cast(Floats2d, distributions))
     generator = make_generator(ops, seed)
     counts = numpy.zeros(len(candidates))
     for _ in range(n_draws):
         counts[sampler.sample(batch, generator)] += 1
-    kinds = numpy.asarray(kinds)
-    return {kind: float(counts[kinds == kind].mean() / n_draws) for kind in KINDS if (kinds == kind).any()}
+    kind_of = numpy.asarray(kinds)
+    return {kind: float(counts[kind_of == kind].mean() / n_draws) for kind in KINDS if (kind_of == kind).any()}

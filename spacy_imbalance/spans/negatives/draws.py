@@ -6,7 +6,7 @@ stream and its seed (``run_seed``), the missampling counts
 from typing import Any, List, Optional, Protocol, Sequence
 
 import numpy
-from spacy.strings import hash_string
+from spacy.strings import StringStore
 from spacy.tokens import Doc
 from thinc.api import Ops
 from thinc.types import Floats2d, Ints1d
@@ -92,10 +92,23 @@ def run_seed() -> int:
     return int(numpy.random.randint(0, 2**31 - 1))
 
 
+# spaCy's 64-bit string hash (MurmurHash2 64A, seed 1, of the UTF-8 bytes):
+# what spacy.strings.hash_string computes, a Cython function that
+# spacy/strings.pyi leaves untyped. A StringStore looks bytes up by that very
+# hash, without its symbol table (which gives e.g. "ORTH" a small id) and
+# without storing them.
+_HASHES = StringStore()
+
+
+def hash_text(text: str) -> int:
+    """``spacy.strings.hash_string(text)``, typed."""
+    return _HASHES[text.encode("utf8")]
+
+
 def sentence_key(doc: Doc, seed: int) -> int:
     """A key of the sentence's words and the run's seed: a sentence keeps
     its draw across epochs (and shuffles), another seed draws anew."""
-    return (int(hash_string("\x1f".join(token.text for token in doc))) ^ (int(seed) * 0x9E3779B97F4A7C15)) % 2**64
+    return (hash_text("\x1f".join(token.text for token in doc)) ^ (int(seed) * 0x9E3779B97F4A7C15)) % 2**64
 
 
 class Missampling:

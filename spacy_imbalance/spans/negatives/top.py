@@ -43,15 +43,18 @@ class TopNegatives(NegativeSampler):
 
     def similarity(self, batch: SamplingBatch) -> Any:
         """Phi of Eq. 3 for every candidate (meaningful on negatives)."""
-        xp = batch.ops.xp
         vectors = batch.vectors
+        if vectors is None:
+            raise ValueError(self.missing_input)
+        xp = batch.ops.xp
         norms = xp.sqrt((vectors * vectors).sum(axis=1, keepdims=True))
         unit = vectors / xp.maximum(norms, 1e-12)
         # the positives' mean without indexing by a mask, whose size the
-        # host would have to wait for
+        # host would have to wait for; counted in the vectors' float type
+        # (an int64 count would promote the float32 mean to float64)
         positives = batch.positives
-        n_positives = xp.maximum(positives.sum(dtype=unit.dtype), 1)
-        return unit @ (xp.where(positives[:, None], unit, 0).sum(axis=0) / n_positives)
+        n_positives = xp.maximum(xp.sum(positives, dtype=unit.dtype), 1)
+        return unit @ (xp.where(positives.reshape((-1, 1)), unit, 0).sum(axis=0) / n_positives)
 
     def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
         ops = batch.ops
@@ -60,8 +63,7 @@ class TopNegatives(NegativeSampler):
         n_negatives, n_positives = _counts(batch)
         k = ceil_count(self.ratio, n_negatives)
         if n_positives:
-            if batch.vectors is None:
-                raise ValueError(self.missing_input)
+            # without the vectors it needs, similarity raises missing_input
             keys = self.similarity(batch)
         else:
             keys = xp.asarray(uniform_keys(generator, len(batch.candidates)))
@@ -72,7 +74,7 @@ class TopNegatives(NegativeSampler):
 def _counts(batch: SamplingBatch) -> Tuple[int, int]:
     """The batch's negatives and positives, in one copy from the device."""
     xp = batch.ops.xp
-    counts = batch.ops.to_numpy(xp.stack([batch.negatives.sum(), batch.positives.sum()]))
+    counts = batch.ops.to_numpy(xp.stack([xp.sum(batch.negatives), xp.sum(batch.positives)]))
     return int(counts[0]), int(counts[1])
 
 

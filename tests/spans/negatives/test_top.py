@@ -91,3 +91,25 @@ def test_v2_registered_default_and_validation():
     assert isinstance(sampler, TopNegativesV2) and sampler.ratio == 0.05
     with pytest.raises(ValueError, match=r"ratio must be in \(0, 1\], got 1.5"):
         resolve('@misc = "spacy-imbalance.top_negatives.v2"\nratio = 1.5')
+
+
+@pytest.mark.parametrize(
+    "sampler,message",
+    [
+        (TopNegatives(), r"^top_negatives needs the span representations \(SamplingBatch\.vectors\)$"),
+        (TopNegativesV2(), r"^top_negatives\.v2 needs the scoring head's hidden layer \(SamplingBatch\.hidden\)$"),
+    ],
+    ids=["v1", "v2"],
+)
+def test_similarity_without_its_vectors_is_named(sampler, message):
+    # issue 46: similarity read batch.vectors unchecked (None * None, a TypeError)
+    with pytest.raises(ValueError, match=message):
+        sampler.similarity(make_batch([3], positives=[0]))
+
+
+def test_similarity_stays_float32():
+    # the positives are counted in the vectors' float type: an int64 count
+    # would make the mean, and every Phi, float64
+    vectors = numpy.array([[3.0, 0.0], [0.0, 2.0], [1.0, 1.0]], dtype="f")
+    phi = TopNegatives().similarity(make_batch([3], positives=[0, 1], vectors=vectors))
+    assert phi.dtype == numpy.float32 and phi[2] == pytest.approx(math.sqrt(0.5))

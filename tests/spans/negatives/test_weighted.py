@@ -2,6 +2,7 @@
 factor outside the exponential). Weights by hand, draw counts, the draw-rate
 simulation (what v1 cannot do and v2 does), seeding and validation."""
 import math
+import re
 
 import numpy
 import pytest
@@ -147,6 +148,17 @@ def test_simulation_is_deterministic():
     a = draw_rates(v2(T_START), probs, kinds, n_draws=50, seed=7)
     assert a == draw_rates(v2(T_START), probs, kinds, n_draws=50, seed=7)
     assert a != draw_rates(v2(T_START), probs, kinds, n_draws=50, seed=8)
+
+
+@pytest.mark.parametrize("probs", [numpy.zeros(132, dtype="int64"), numpy.zeros((132, 7), dtype="int64")], ids=["1-d", "ints"])
+def test_simulation_names_probs_that_are_no_distributions(probs):
+    # issue 46: one value (or an int) per candidate passed the length check,
+    # and a sampler that reads no probs (uniform) returned rates regardless
+    _, kinds = synthetic_sentence()
+    shape = re.escape(str(probs.shape))
+    message = rf"^draw_rates: probs must be a 2-d float array \(a distribution per candidate\), got shape {shape} of int64$"
+    with pytest.raises(ValueError, match=message):
+        draw_rates(UniformNegatives(0.7), probs, kinds, n_draws=5)
 
 
 def test_v1_weights_differ_by_at_most_k_and_v2_by_far_more():
