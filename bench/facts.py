@@ -184,8 +184,13 @@ HEADLINE_SYSTEMS = (
     "ner", "spancat_singlelabel", "spancat", "sampled_spancat_uniform", "sampled_spancat_weighted_v2", "sampled_spancat_top_v2",
     "sampled_spancat_all", "token_ner", "token_ner_wce2", "token_ner_mom_v2-l50", "two_task_auc_type_head-fitted", "two_task_bce-fitted", "ner_sCRD",
 )
+# MoM at the λ each corpus's dev chose (project.yml's headline-vectors, checked by tests/test_project.py)
+HEADLINE_MOM = {"wnut17": "token_ner_mom_v2-l50", "wnut16": "token_ner_mom_v2-l90"}
 HEADLINE_RUNS = {
-    f"{corpus}-{encoder}": tuple(f"metrics/{corpus}/{encoder}/{system}-s{seed}.json" for system in HEADLINE_SYSTEMS for seed in range(3))
+    f"{corpus}-{encoder}": tuple(
+        f"metrics/{corpus}/{encoder}/{HEADLINE_MOM[corpus] if system == 'token_ner_mom_v2-l50' else system}-s{seed}.json"
+        for system in HEADLINE_SYSTEMS for seed in range(3)
+    )
     for corpus, encoder in (("wnut17", "vectors"), ("wnut17", "features"), ("wnut16", "vectors"))
 }
 
