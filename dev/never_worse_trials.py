@@ -15,8 +15,8 @@ from pathlib import Path
 import srsly
 import typer
 
-from bench.never_worse.table import overall, pairs, table
-from bench.never_worse.trials import run
+from dev.never_worse.table import overall, pairs, table
+from dev.never_worse.trials import run
 from spacy_imbalance.benchmark.options import only_names
 
 ROOT = Path(__file__).resolve().parent.parent

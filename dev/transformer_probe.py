@@ -21,7 +21,7 @@ import srsly
 import typer
 
 from spacy_imbalance.benchmark.options import only_names
-from bench.transformer.probe import config_file, probe, table
+from dev.transformer.probe import config_file, probe, table
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,8 +17,8 @@ import srsly
 import typer
 
 from spacy_imbalance.benchmark.options import only_names
-from bench.transformer.trials import run
-from bench.transformer.trials_table import features_table, plot, table
+from dev.transformer.trials import run
+from dev.transformer.trials_table import features_table, plot, table
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIALS = ROOT / "configs" / "transformer_trials.yml"

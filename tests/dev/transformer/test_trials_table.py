@@ -1,8 +1,8 @@
-"""The write-up of the fine-tuning trials (bench/transformer/trials_table.py)."""
+"""The write-up of the fine-tuning trials (dev/transformer/trials_table.py)."""
 import pytest
 import srsly
 
-from bench.transformer.trials_table import features_table, minutes_to, table
+from dev.transformer.trials_table import features_table, minutes_to, table
 
 
 def test_minutes_to_a_dev_score():

@@ -1,10 +1,10 @@
-"""Running one "never worse" trial (bench/never_worse/trials.py)."""
+"""Running one "never worse" trial (dev/never_worse/trials.py)."""
 from pathlib import Path
 
 import srsly
 
 import spacy_imbalance.sweeps
-from bench.never_worse import trials
+from dev.never_worse import trials
 from spacy_imbalance.sweeps import run_provenance
 from spacy_imbalance.sweeps.provenance import missing_fields
 

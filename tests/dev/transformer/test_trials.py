@@ -1,7 +1,7 @@
-"""Running the fine-tuning trials (bench/transformer/trials.py)."""
+"""Running the fine-tuning trials (dev/transformer/trials.py)."""
 from pathlib import Path
 
-from bench.transformer.trials import kept_config, trial_config
+from dev.transformer.trials import kept_config, trial_config
 
 
 def test_a_trials_config_is_shipped_or_kept_in_training(tmp_path):
@@ -16,7 +16,7 @@ def test_a_trials_record_carries_where_when_and_how_it_ran(tmp_path, monkeypatch
     import srsly
 
     import spacy_imbalance.sweeps
-    from bench.transformer import trials
+    from dev.transformer import trials
     from spacy_imbalance.sweeps import run_provenance
     from spacy_imbalance.sweeps.provenance import missing_fields
 

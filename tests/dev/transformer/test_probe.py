@@ -1,5 +1,5 @@
-"""The gradient probe's table and configs (bench/transformer/probe.py)."""
-from bench.transformer.probe import config_file, table
+"""The gradient probe's table and configs (dev/transformer/probe.py)."""
+from dev.transformer.probe import config_file, table
 
 from ...conftest import ROOT
 

@@ -3,7 +3,7 @@ dev macro-F1 is the one marked best, over a pair of train sets and over
 every trial."""
 import srsly
 
-from bench.never_worse.table import overall, pairs, table
+from dev.never_worse.table import overall, pairs, table
 
 
 def _record(folder, name, scores):
