@@ -26,8 +26,8 @@ of the references, from ``MaskedCorpus``) give the missampling rate of Li et
 al. (2022, Eq. 12), the ``missampling_rate`` score (a column of the training
 log) over the updates since the last evaluation.
 
-In a scoped document (``ScopedCorpus.v1``) a candidate not annotated as an entity
-is trained towards "O or a type outside the scope", their summed probability (``spans.scopes``).
+In a scoped document (``ScopedCorpus.v1``) a candidate not annotated as an entity is trained towards "O or
+a type outside the scope", their summed probability, and ``scope_o_weight`` of it as O (``spans.scopes``).
 
 Prediction adds the sampler's prior correction to O's logit
 (``NegativeSampler.prior_shift``, none for v1 samplers), then decodes
@@ -47,14 +47,15 @@ from thinc.types import Floats2d, Ints1d
 
 from ..decisions.thresholds import check_label_thresholds
 from ..losses.base import TokenLoss, check_span_loss
-from ..losses.partial import check_training_scopes, scope_rows, scoped_loss
+from ..losses.partial import scope_rows
+from ..losses.scoped import check_o_weight, check_training_scopes, scoped_span_loss
 from ..models.output import output_width, set_output_width
 from ..models.span_scorer import SampledScores, SampledSpans, SpanScores, candidate_features, listens_upstream, n_widths, set_max_width
 from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enumerate_candidates
 from ..spans.gold import SpanTargets, count_classes, gold_labels, span_targets, warn_too_wide, width_from_gold
 from ..spans.negatives import CandidateView, NegativeDraws, NegativeSampler, check_sampler, training_rows
 from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
-from ..spans.scopes import batch_scopes, selected_rows, training_scopes
+from ..spans.scopes import batch_scopes, training_scopes
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, check_groups
 from ._span_decisions import SpanDecisionsPipe
 
@@ -75,6 +76,8 @@ DEFAULT_NEGATIVES = {
     "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
 }
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
+# chosen on WNUT-2017 dev (docs/benchmarks/label_scopes.md)
+DEFAULT_SCOPE_O_WEIGHT = 0.0
 MISSAMPLING_KEY = "missampling_rate"
 
 
@@ -92,6 +95,7 @@ MISSAMPLING_KEY = "missampling_rate"
         "incorrect_spans_key": "incorrect_spans",
         "entities_key": None,
         "thresholds": None,
+        "scope_o_weight": DEFAULT_SCOPE_O_WEIGHT,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights={**ENTS_SCORE_WEIGHTS, MISSAMPLING_KEY: 0.0},
@@ -109,6 +113,7 @@ def make_sampled_spancat(
     incorrect_spans_key: Optional[str],
     entities_key: Optional[str],
     thresholds: Optional[Dict[str, float]],
+    scope_o_weight: float,
     scorer: Optional[Callable],
 ) -> "SampledSpanCategorizer":
     """negatives: the sampler (``spacy-imbalance.*_negatives.v1``). loss: any
@@ -129,11 +134,12 @@ def make_sampled_spancat(
         doc.ents untouched (beside a pipeline's own ner; the scorer reads it).
     thresholds: per-label decision thresholds in (0, 1) on the label's
         probability (null: the argmax class; labels left out keep it).
+    scope_o_weight: in [0, 1], the share of an unannotated candidate of a scoped document trained as O.
     """
     return SampledSpanCategorizer(
         nlp.vocab, model, name, negatives=negatives, loss=loss, max_span_width=max_span_width, gold_key=gold_key,
         spans_key=spans_key, masked_key=masked_key, incorrect_spans_key=incorrect_spans_key,
-        entities_key=entities_key, thresholds=thresholds, scorer=scorer,
+        entities_key=entities_key, thresholds=thresholds, scope_o_weight=scope_o_weight, scorer=scorer,
     )
 
 
@@ -161,9 +167,11 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         incorrect_spans_key: Optional[str] = "incorrect_spans",
         entities_key: Optional[str] = None,
         thresholds: Optional[Dict[str, float]] = None,
+        scope_o_weight: float = 0.0,
         scorer: Optional[Callable] = None,
     ) -> None:
         owner = f"sampled_spancat '{name}'"
+        check_o_weight(scope_o_weight, owner)
         if max_span_width is not None:
             check_max_width(max_span_width, f"{owner}: max_span_width", high=MAX_SPAN_WIDTH)
         check_sampler(negatives, owner)
@@ -181,7 +189,7 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         self.cfg: Dict[str, Any] = {
             "labels": [], "max_span_width": max_span_width, "width_from_data": self._width_from_data,
             "sampling_seed": None, **groups, "n_updates": 0, "missampled": [0, 0], "class_counts": None,
-            "thresholds": check_label_thresholds(thresholds, owner),
+            "thresholds": check_label_thresholds(thresholds, owner), "scope_o_weight": scope_o_weight,
         }
         # the sampler's stream, and the missampling counts since the last score()
         self._draws = NegativeDraws()
@@ -228,20 +236,18 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         form where a scope leaves types out (``losses.partial``): (d loss / d logits, loss), thinc's order."""
         if targets.out_of_scope is None:
             return self.loss(scores.logits, targets.classes[scores.selected])
-        gold, known, out_of_scope = selected_rows(self.model.ops, targets, scores.selected)
-        d_logits, loss = scoped_loss(self.loss, scores.logits, gold, out_of_scope, known_negative=known, owner=self._owner)
-        return d_logits, loss.to_float()
+        # pipelines saved before scope_o_weight existed trained with partial labels alone
+        o_weight = self.cfg.get("scope_o_weight", 0.0)
+        return scoped_span_loss(self.model.ops, self.loss, targets, scores.logits, scores.selected, o_weight=o_weight, owner=self._owner)
 
     def _train_on(self, docs: List[Doc], candidates: Candidates, targets: SpanTargets, view: CandidateView) -> Ints1d:
-        """The candidates an update scores (``training_rows``); the drawn
-        negatives are counted for the missampling rate."""
+        """The candidates an update scores (``training_rows``); drawn negatives count for the missampling rate."""
         negatives = self._draw(docs, candidates, targets, view)
         self.cfg["missampled"] = self._draws.missampling.count(targets.masked, negatives, self.cfg["missampled"])
         return training_rows(self.model.ops, targets, negatives)
 
     def finish_update(self, sgd: Optimizer) -> None:
-        """Apply the gradients and count the optimizer step, the weighted sampler's
-        schedule's (with ``accumulate_gradient > 1``, fewer than the updates)."""
+        """Apply the gradients and count the optimizer step (the weighted sampler's schedule's)."""
         super().finish_update(sgd)
         self.cfg["n_updates"] += 1
 
@@ -270,8 +276,7 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         return self._draws.draw(self.negatives, self.model.ops, candidates, targets.classes, view, step=step, docs=docs, seed=seed)
 
     def reseed(self, seed: Optional[int] = None) -> None:
-        """Start the sampler's stream from ``seed`` (None: a new one, ``run_seed``),
-        kept in cfg: it also keys a draw kept per sentence."""
+        """Start the sampler's stream from ``seed`` (None: ``run_seed``), kept in cfg: it keys a kept draw too."""
         self.cfg["sampling_seed"] = self._draws.reseed(self.model.ops, seed)
 
     def _targets(self, examples: Sequence[Example], candidates: Candidates) -> SpanTargets:

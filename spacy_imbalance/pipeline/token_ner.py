@@ -34,6 +34,7 @@ from thinc.types import Floats2d, Ints1d
 
 from ..decisions.softmax import log_softmax
 from ..corpus.scopes import get_label_scope
+from ..losses.scoped import check_o_weight
 from ..losses import TokenLoss
 from .tagging.decoding import constrained_viterbi
 from .tagging.scopes import check_scoped_loss, leaves_types_out, scoped_tag_loss, tag_scope_rows
@@ -60,6 +61,7 @@ Scores = List[Floats2d]
         "tag_scheme": "BIO",
         "spans_key": None,
         "entities_key": None,
+        "scope_o_weight": 0.0,
         "scorer": {"@scorers": "spacy-imbalance.ents_macro_scorer.v1"},
     },
     default_score_weights=ENTS_SCORE_WEIGHTS,
@@ -72,14 +74,17 @@ def make_token_ner(
     tag_scheme: TagScheme,
     spans_key: Optional[str],
     entities_key: Optional[str],
+    scope_o_weight: float,
     scorer: Optional[Callable],
 ) -> "TokenNER":
     """entities_key: where the decoded entities go: null -> doc.ents (entities
     the doc has win over overlapping ones); a name -> doc.spans[name] only,
-    doc.ents untouched (beside a pipeline's own ner; the scorer reads it)."""
+    doc.ents untouched (beside a pipeline's own ner; the scorer reads it).
+    scope_o_weight: in [0, 1], the share of an unannotated token of a document with a label scope
+    trained as O, the rest as "O or a tag of a type outside the scope" (``losses.scoped.scoped_loss``)."""
     return TokenNER(
         nlp.vocab, model, name, loss=loss, tag_scheme=tag_scheme, spans_key=spans_key, entities_key=entities_key,
-        scorer=scorer,
+        scope_o_weight=scope_o_weight, scorer=scorer,
     )
 
 
@@ -102,9 +107,11 @@ class TokenNER(ClassCountedPipe):
         tag_scheme: TagScheme = "BIO",
         spans_key: Optional[str] = None,
         entities_key: Optional[str] = None,
+        scope_o_weight: float = 0.0,
         scorer: Optional[Callable] = None,
     ) -> None:
         validate_scheme(tag_scheme)
+        check_o_weight(scope_o_weight, f"token_ner '{name}'")
         if not callable(loss) or not hasattr(loss, "initialize"):
             raise ValueError(
                 f"token_ner '{name}': loss must be a token loss from spacy_imbalance.losses "
@@ -128,6 +135,7 @@ class TokenNER(ClassCountedPipe):
             "spans_key": spans_key,
             "entities_key": entities_key,
             "class_counts": None,
+            "scope_o_weight": scope_o_weight,
         }
 
     @property
@@ -189,7 +197,8 @@ class TokenNER(ClassCountedPipe):
         out_of_scope = tag_scope_rows(self.tags, scopes, lengths.tolist(), owner)
         if out_of_scope is not None:
             check_scoped_loss(self.loss, owner)
-            d_flat, device_loss = scoped_tag_loss(self.loss, flat, truths, out_of_scope)
+            # pipelines saved before scope_o_weight existed trained with partial labels alone
+            d_flat, device_loss = scoped_tag_loss(self.loss, flat, truths, out_of_scope, o_weight=self.cfg.get("scope_o_weight", 0.0))
             return device_loss.to_float(), ops.unflatten(d_flat, lengths)
         # thinc losses return (grad, loss): tagger.pyx does the same swap.
         # The lengths let a loss average per sentence (MoMLoss.v2). The

@@ -5,7 +5,7 @@ know of the candidates it trains on.
 A candidate of a scoped document that is not annotated as an entity (a
 sampled negative, a masked entity drawn as one) may be "no entity" or any
 type outside the scope: ``sampled_spancat`` trains it towards their summed
-probability (``losses.partial.scoped_loss``). A gold span is its own class
+probability (``losses.scoped.scoped_loss``). A gold span is its own class
 alone, and a known negative (a reviewer's rejection) stays "no entity"
 whatever the scope. The columns outside each document's scope
 (``SpanTargets.out_of_scope``) come from ``losses.partial.scope_rows``.
@@ -61,3 +61,4 @@ def selected_rows(ops: Ops, targets: SpanTargets, selected: Ints1d) -> Tuple[Int
     known = host[2].astype(bool) if targets.known is not None else None
     # the classes: a 1-d int32 array on the host, which Ints1d describes
     return cast(Ints1d, host[1]), known, targets.out_of_scope[host[0]]
+

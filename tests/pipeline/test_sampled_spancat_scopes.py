@@ -256,6 +256,59 @@ def test_a_scope_of_every_type_is_today_s_loss_and_gradient(loss):
     assert_array_equal(grad, expected_grad)
 
 
+@pytest.mark.parametrize("loss", SCOPED_LOSSES)
+def test_scope_o_weight_mixes_the_partial_label_with_o(loss):
+    """scope_o_weight w trains an open candidate (1 - w) by its partial label
+    and w as O: w = 1 is the naive merge (the docs without their scopes),
+    and the loss is linear in w between the two."""
+    scopes = [sorted(scope) if scope else None for _, _, scope, _ in DATA]
+    values = {}
+    for weight in (0.0, 0.3, 1.0):
+        nlp, _ = initialized(loss, scope_o_weight=weight)
+        pipe = nlp.get_pipe(NAME)
+        assert pipe.cfg["scope_o_weight"] == weight
+        scoped = make_examples(nlp, scopes)
+        scores = random_scores(nlp, scoped, seed=6)
+        values[weight] = pipe.get_loss(scoped, scores)
+    naive = make_examples(nlp, scopes=[None, None, None])
+    naive_value, naive_grad = pipe.get_loss(naive, scores)
+    assert values[1.0][0] == pytest.approx(naive_value, rel=1e-12)
+    assert_allclose(values[1.0][1], naive_grad, rtol=1e-12, atol=1e-15)
+    assert values[0.3][0] == pytest.approx(0.7 * values[0.0][0] + 0.3 * values[1.0][0], rel=1e-12)
+    assert_allclose(values[0.3][1], 0.7 * values[0.0][1] + 0.3 * values[1.0][1], rtol=1e-12, atol=1e-15)
+    assert values[0.0][0] < values[0.3][0] < values[1.0][0]  # an out-of-scope type is allowed, then not
+
+
+def test_scope_o_weight_gradient_matches_finite_differences():
+    nlp, examples = initialized("focal_alpha", scope_o_weight=0.4)
+    pipe = nlp.get_pipe(NAME)
+    scores = random_scores(nlp, examples, seed=7)
+    _, grad = pipe.get_loss(examples, scores)
+    logits, eps = scores.logits, 1e-6
+    numeric = numpy.zeros_like(logits)
+    for index in numpy.ndindex(*logits.shape):
+        saved = logits[index]
+        logits[index] = saved + eps
+        up = pipe.get_loss(examples, scores)[0]
+        logits[index] = saved - eps
+        down = pipe.get_loss(examples, scores)[0]
+        logits[index] = saved
+        numeric[index] = (up - down) / (2 * eps)
+    assert_allclose(grad, numeric, rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.5])
+def test_scope_o_weight_outside_0_1_is_refused_naming_it(weight):
+    with pytest.raises(ValueError, match=rf"sampled_spancat 'sampled_spancat': scope_o_weight must be in \[0, 1\].*got {weight}"):
+        make_nlp("ce", scope_o_weight=weight)
+
+
+def test_scope_o_weight_is_saved_with_the_pipeline(tmp_path):
+    nlp, _ = initialized("ce", scope_o_weight=0.25)
+    nlp.to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").get_pipe(NAME).cfg["scope_o_weight"] == 0.25
+
+
 @pytest.mark.parametrize("loss", ["ce", "mom"])
 def test_a_scope_of_every_type_trains_and_predicts_as_today(loss):
     texts = [text for text, _, _, _ in DATA] + ["Kate and London ."]

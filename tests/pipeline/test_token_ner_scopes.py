@@ -53,8 +53,8 @@ def make_examples(nlp: Language, scopes=None):
     return examples
 
 
-def initialized(loss: str = "ce", scopes=None):
-    nlp = make_nlp(loss)
+def initialized(loss: str = "ce", scopes=None, **cfg):
+    nlp = make_nlp(loss, **cfg)
     examples = make_examples(nlp, scopes)
     seeded_initialize(nlp, examples)
     assert nlp.get_pipe(NAME).tags == TAGS
@@ -197,6 +197,28 @@ def test_a_scope_of_every_type_trains_and_predicts_as_today(loss):
         return history, pred_ents(nlp.pipe(texts))
 
     assert run([LABELS, LABELS, LABELS]) == run([None, None, None])
+
+
+@pytest.mark.parametrize("loss", ["ce", "wce2", "focal_alpha"])
+def test_scope_o_weight_mixes_the_partial_label_with_o(loss):
+    """scope_o_weight w trains an open token (1 - w) by its partial label and
+    w as O: w = 1 is the naive merge, and the loss is linear in w."""
+    values = {}
+    for weight in (0.0, 0.5, 1.0):
+        nlp, examples = initialized(loss, scope_o_weight=weight)
+        scores = random_scores(examples, seed=5)
+        values[weight] = nlp.get_pipe(NAME).get_loss(examples, scores)
+    naive_value, naive_grad = nlp.get_pipe(NAME).get_loss(make_examples(nlp, scopes=[None, None, None]), scores)
+    assert values[1.0][0] == pytest.approx(naive_value, rel=1e-12)
+    for got, naive in zip(values[1.0][1], naive_grad):
+        assert_allclose(got, naive, rtol=1e-12, atol=1e-15)
+    assert values[0.5][0] == pytest.approx((values[0.0][0] + values[1.0][0]) / 2, rel=1e-12)
+    assert values[0.0][0] < values[1.0][0]
+
+
+def test_scope_o_weight_outside_0_1_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"token_ner 'token_ner': scope_o_weight must be in \[0, 1\].*got 2"):
+        make_nlp("ce", scope_o_weight=2)
 
 
 def test_labels_from_the_data_include_a_scope_s_types_without_entities():

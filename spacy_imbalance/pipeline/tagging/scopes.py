@@ -11,7 +11,7 @@ would use for the whole batch (every trained row), so that the loss and its
 scale stay those of today where a scope covers every type.
 
 The losses with such a form, and the form each takes, are
-``losses.partial``'s (``SCOPED_LOSSES``, ``scoped_loss``), shared with
+``losses.scoped``'s (``SCOPED_LOSSES``, ``scoped_loss``), shared with
 ``sampled_spancat``; here are the tags' side of it.
 """
 from typing import AbstractSet, List, Optional, Sequence, Tuple
@@ -21,7 +21,8 @@ from thinc.types import Floats2d, Ints1d
 
 from ...losses import TokenLoss
 from ...losses.base import DeviceLoss
-from ...losses.partial import SCOPED_LOSSES, check_scoped_loss, scope_columns, scope_rows, scoped_loss
+from ...losses.partial import scope_columns, scope_rows
+from ...losses.scoped import SCOPED_LOSSES, check_scoped_loss, scoped_loss
 
 __all__ = ["SCOPED_LOSSES", "check_scoped_loss", "leaves_types_out", "tag_scope_rows", "scoped_tag_loss"]
 
@@ -48,14 +49,15 @@ def tag_scope_rows(
 
 
 def scoped_tag_loss(
-    loss: TokenLoss, logits: Floats2d, gold: Ints1d, out_of_scope: numpy.ndarray
+    loss: TokenLoss, logits: Floats2d, gold: Ints1d, out_of_scope: numpy.ndarray, *, o_weight: float = 0.0
 ) -> Tuple[Floats2d, DeviceLoss]:
     """d loss / d logits and the loss (on the device) of a batch whose rows
-    may allow several tags (``losses.partial.scoped_loss``).
+    may allow several tags (``losses.scoped.scoped_loss``).
 
     loss (TokenLoss): the configured loss, one of SCOPED_LOSSES.
     logits (Floats2d): n_rows x n_tags, column 0 = O, on the device.
     gold (Ints1d): tag ids on the host: -1 missing, 0 O, else a tag.
     out_of_scope (numpy.ndarray): host bool, n_rows x n_tags (``tag_scope_rows``).
+    o_weight (float): the share of an open row trained as O (``scoped_loss``).
     """
-    return scoped_loss(loss, logits, gold, out_of_scope, owner="scoped_tag_loss")
+    return scoped_loss(loss, logits, gold, out_of_scope, o_weight=o_weight, owner="scoped_tag_loss")
