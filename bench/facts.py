@@ -626,7 +626,7 @@ def audit_vectors(*runs):
 
 @fact("audit_workers", "metrics/wnut16/audit_workers.json")
 def audit_workers(record):
-    """The audit on Ray against one fold after another (scripts/audit_workers.py): the wall-time ratio per
+    """The audit on Ray against one fold after another (spacy-imbalance audit-check workers): the wall-time ratio per
     k<folds>-<steps per fold>, whether every pair gave the same suspects and scored spans, and the longest folds' steps."""
     rows = record["rows"]
     return {"ratio": {f"k{r['folds']}-{r['steps']}": r["ratio"] for r in rows}, "all_same": all(r["same_outputs"] for r in rows),

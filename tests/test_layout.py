@@ -34,12 +34,14 @@ def test_every_package_folder_is_a_package():
 
 def test_tests_mirror_the_package():
     """Every test folder names a package folder, so a module's tests are where
-    its code is: tests/bench/ mirrors bench/, every other one spacy_imbalance/."""
+    its code is: tests/bench/ mirrors bench/, tests/dev/ dev/, every other one spacy_imbalance/."""
     tests = ROOT / "tests"
+    tops = {"bench": BENCH, "dev": ROOT / "dev"}
     for folder in tests.rglob("*"):
         if folder.is_dir() and folder.name != "__pycache__":
             relative = folder.relative_to(tests)
-            mirrored = BENCH.joinpath(*relative.parts[1:]) if relative.parts[0] == "bench" else PACKAGE / relative
+            top = tops.get(relative.parts[0])
+            mirrored = top.joinpath(*relative.parts[1:]) if top is not None else PACKAGE / relative
             assert mirrored.is_dir(), f"tests/{relative} mirrors no folder of {mirrored.relative_to(ROOT).parts[0]}/"
     # every role folder with code has its tests
     for folder in PACKAGE.iterdir():

@@ -4,6 +4,7 @@ from . import (  # noqa: F401  (register commands)
     advise,
     apply_review,
     audit,
+    audit_check,
     augment,
     benchmark,
     calibrate,

@@ -24,7 +24,8 @@ app = typer.Typer(
         "Training, with python -m spacy train: init-config (a config with the imbalance methods), "
         "advise (which method fits a corpus), tune-thresholds (alias calibrate).\n"
         "Scores: evaluate (macro-F1 with bootstrap intervals), compare (paired bootstrap), summarize (over seeds).\n"
-        "Missing annotations: audit, review, apply-review; missampling (how often samplers draw them as negatives).\n"
+        "Missing annotations: audit, review, apply-review; audit-check run, audit-check summary, audit-check workers (how well "
+        "the audit finds entities hidden from your corpus); missampling (how often samplers draw them as negatives).\n"
         "Benchmarks: benchmark run (configs x corpora x seeds, resumable), benchmark speed, benchmark sweep-speed, "
         "benchmark tune, benchmark table (a study's tables)."
     ),

@@ -1,12 +1,15 @@
 """The plot of the summary: the miss-rate estimates against the truth, and
-precision@k of the audit and cleanlab per p."""
+precision@k of the audit (and cleanlab, where it ran) per p."""
 from pathlib import Path
 from typing import Any, Dict, Sequence, Tuple
 
-import numpy
+Groups = Dict[str, Dict[str, Tuple[float, float, int]]]
+BARS = [("audit P@k", "#4c72b0", ""), ("audit P@k overlap", "#4c72b0", "//"), ("cleanlab P@k", "#dd8452", ""),
+        ("cleanlab P@k overlap", "#dd8452", "//")]
 
 
-def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[str, Dict[str, Tuple[float, float, int]]], path: Path, corpus: str) -> bool:
+def plot_summary(reports: Sequence[Dict[str, Any]], groups: Groups, path: Path, corpus: str) -> bool:
+    """Draw the plot to ``path``; False when matplotlib is not installed."""
     try:
         import matplotlib
 
@@ -14,6 +17,8 @@ def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[str, Dict[str, 
         import matplotlib.pyplot as plt
     except ImportError:
         return False
+    import numpy
+
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for report in reports:
         row = report["estimate"]["total"]
@@ -25,9 +30,9 @@ def plot_summary(reports: Sequence[Dict[str, Any]], groups: Dict[str, Dict[str, 
     left.set_xlabel("true miss rate (%)")
     left.set_ylabel("estimated miss rate (%)")
     left.set_title("Miss-rate estimate (one point per seed)")
-    bars = [("audit P@k", "#4c72b0", ""), ("audit P@k overlap", "#4c72b0", "//"), ("cleanlab P@k", "#dd8452", ""), ("cleanlab P@k overlap", "#dd8452", "//")]
-    x = numpy.arange(len(groups))
-    width = 0.8 / len(bars)
+    bars = [bar for bar in BARS if any(bar[0] in g for g in groups.values())]
+    x = numpy.arange(len(groups))  # the bars' places
+    width = 0.8 / max(len(bars), 1)
     for b, (column, color, hatch) in enumerate(bars):
         stats = [g.get(column, (0.0, 0.0, 0)) for g in groups.values()]
         right.bar(x + b * width, [100 * s[0] for s in stats], width, yerr=[100 * s[1] for s in stats],

@@ -1,10 +1,10 @@
-"""The audit's miss-rate estimate against the rate masking realised."""
-from typing import Any, Dict, Optional, Sequence
+"""The audit's miss-rate estimate against the rate hiding realised."""
+from typing import Any, Dict, Mapping, Optional, Sequence
 
 from .matching import ratio
 
 
-def realised_rates(removed: Dict[str, int], kept: Dict[str, int]) -> Dict[str, Optional[float]]:
+def realised_rates(removed: Mapping[str, int], kept: Mapping[str, int]) -> Dict[str, Optional[float]]:
     """removed / (removed + kept) per label and in total (``total``)."""
     labels = sorted(set(removed) | set(kept))
     rates = {label: ratio(removed.get(label, 0), removed.get(label, 0) + kept.get(label, 0)) for label in labels}
@@ -12,7 +12,7 @@ def realised_rates(removed: Dict[str, int], kept: Dict[str, int]) -> Dict[str, O
     return rates
 
 
-def estimate_errors(rows: Sequence[Dict[str, Any]], truth: Dict[str, Optional[float]]) -> Dict[str, Dict[str, Any]]:
+def estimate_errors(rows: Sequence[Mapping[str, Any]], truth: Mapping[str, Optional[float]]) -> Dict[str, Dict[str, Any]]:
     """The audit's summary.json rows against the realised rates: estimate,
     interval, error (estimate - true) and whether the interval holds it."""
     out = {}

@@ -1,4 +1,4 @@
-"""Scoring spans against the removed entities: precision and recall of a
+"""Scoring spans against the hidden entities: precision and recall of a
 selection, precision@k of a ranking, with exact boundaries, exact boundaries
 and label, or token overlap."""
 from collections import Counter
@@ -11,7 +11,8 @@ SpanKey = Tuple[int, int, int, str]
 MODES = ("exact", "exact_label", "overlap")
 
 
-def _overlaps(a: SpanKey, b: SpanKey) -> bool:
+def overlaps(a: SpanKey, b: SpanKey) -> bool:
+    """Whether two spans of one document share a token."""
     return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
 
 
@@ -32,8 +33,8 @@ def match_counts(predicted: Sequence[SpanKey], truth: Sequence[SpanKey], mode: s
     ``overlap``: at least one token in common (any label)."""
     if mode == "overlap":
         truth_in, predicted_in = _by_doc(truth), _by_doc(predicted)
-        hit_pred = sum(any(_overlaps(s, t) for t in truth_in.get(s[0], ())) for s in predicted)
-        hit_true = sum(any(_overlaps(t, s) for s in predicted_in.get(t[0], ())) for t in truth)
+        hit_pred = sum(any(overlaps(s, t) for t in truth_in.get(s[0], ())) for s in predicted)
+        hit_true = sum(any(overlaps(t, s) for s in predicted_in.get(t[0], ())) for t in truth)
         return hit_pred, hit_true
     true_keys = {_key(t, mode) for t in truth}
     pred_keys = {_key(s, mode) for s in predicted}
@@ -64,7 +65,7 @@ def ranking_scores(ranked: Sequence[SpanKey], truth: Sequence[SpanKey], k: int) 
     return scores
 
 
-def recall_by_label(predicted: Sequence[SpanKey], truth: Sequence[SpanKey]) -> Dict[str, Optional[float]]:
+def recall_by_label(predicted: Sequence[SpanKey], truth: Sequence[SpanKey]) -> Dict[str, float]:
     """Share of each label's true spans found with exact boundaries."""
     found = {s[:3] for s in predicted}
     totals, hits = Counter(t[3] for t in truth), Counter(t[3] for t in truth if t[:3] in found)
@@ -72,5 +73,5 @@ def recall_by_label(predicted: Sequence[SpanKey], truth: Sequence[SpanKey]) -> D
 
 
 def method_scores(selected: Sequence[SpanKey], ranked: Sequence[SpanKey], truth: Sequence[SpanKey]) -> Dict[str, Any]:
-    """A method's selection (P/R) and ranking (P@k, k = the number removed)."""
+    """A method's selection (P/R) and ranking (P@k, k = the number hidden)."""
     return {"selected": selection_scores(selected, truth), "at_k": ranking_scores(ranked, truth, len(truth))}

@@ -1,7 +1,7 @@
-"""The miss-rate estimate against the realised rate (bench/audit/estimate.py)."""
+"""The miss-rate estimate against the realised rate (audit/validation/truth.py)."""
 import pytest
 
-from bench.audit.estimate import estimate_errors, realised_rates
+from spacy_imbalance.audit.validation.truth import estimate_errors, realised_rates
 
 
 def test_audit_validation_rates_and_estimate():

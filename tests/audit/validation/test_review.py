@@ -1,9 +1,9 @@
-"""The simulated review loop (bench/audit/review.py): the reviewer's
+"""The simulated review loop (audit/validation/review.py): the reviewer's
 decisions, and what apply-review makes of them."""
 import spacy
 from spacy.tokens import Span
 
-from bench.audit.review import decision_lines, simulated_review
+from spacy_imbalance.audit.validation.review import decision_lines, simulated_review
 from spacy_imbalance.review import apply_decisions, read_decisions
 
 

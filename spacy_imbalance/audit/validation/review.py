@@ -1,45 +1,40 @@
-"""The review loop measured with a reviewer who knows the truth (issue 34,
-item 4): the audit's ranking read from the top, k spans in all (k = the
-number of entities removed), each accepted when it is a removed entity (its
-boundaries fixed and its label set right where it only overlaps one) and
-rejected otherwise. The decisions are written in the review page's format
-(Prodigy's binary annotations) and applied with ``spacy-imbalance
-apply-review``, once with the accepts only and once with the rejections
-too, so the loop a user runs is the loop measured; then
-``<encoder>/sampled_spancat_uniform`` is trained on both corpora (the
-rejections: known negatives, ``incorrect_spans_key``).
-"""
+"""The review loop measured with a reviewer who knows the truth (``--review``):
+the audit's ranking read from the top, k spans in all (k = the number of
+entities hidden), each accepted when it is a hidden entity (its boundaries
+fixed and its label set right where it only overlaps one) and rejected
+otherwise. The decisions are written in the review page's format (Prodigy's
+binary annotations) and applied with ``spacy-imbalance apply-review``, once
+with the accepts only and once with the rejections too, so the loop a user
+runs is the loop measured; then ``--restore``'s config is trained on both
+corpora (the rejections: known negatives, ``incorrect_spans_key``)."""
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
-from spacy_imbalance.benchmark.paired import paired_runs
+from spacy.tokens import Doc
 
-from .matching import SpanKey
+from ...benchmark.paired import paired_runs
+from .matching import SpanKey, overlaps
 from .restoring import corpus_runs, recovered_share
 from .setting import Setting
-from .steps import Timer
+from .steps import Timer, package_command
 
 ACCEPTS, WITH_REJECTIONS = "reviewed-accepts", "reviewed"
+Decision = Tuple[SpanKey, str]
 
 
-def _overlaps(a: SpanKey, b: SpanKey) -> bool:
-    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
-
-
-def simulated_review(ranked: Sequence[SpanKey], truth: Sequence[SpanKey], k: int) -> List[Tuple[SpanKey, str]]:
+def simulated_review(ranked: Sequence[SpanKey], truth: Sequence[SpanKey], k: int) -> List[Decision]:
     """(span as the reviewer leaves it, "accept" | "reject") for the first k
-    spans of ``ranked``. A span that overlaps a removed entity not yet
+    spans of ``ranked``. A span that overlaps a hidden entity not yet
     accepted is accepted as that entity; one that repeats an accepted entity
     exactly is skipped (the reviewer has seen it); any other is rejected."""
-    decisions: List[Tuple[SpanKey, str]] = []
+    decisions: List[Decision] = []
     accepted: List[SpanKey] = []
     for span in ranked[:k]:
         if any(span[:3] == a[:3] for a in accepted):
             continue
-        entity = next((t for t in truth if _overlaps(span, t) and t not in accepted), None)
+        entity = next((t for t in truth if overlaps(span, t) and t not in accepted), None)
         if entity is not None:
             accepted.append(entity)
             decisions.append((entity, "accept"))
@@ -48,7 +43,7 @@ def simulated_review(ranked: Sequence[SpanKey], truth: Sequence[SpanKey], k: int
     return decisions
 
 
-def decision_lines(docs: Sequence[Any], decisions: Sequence[Tuple[SpanKey, str]]) -> List[str]:
+def decision_lines(docs: Sequence[Doc], decisions: Sequence[Decision]) -> List[str]:
     """The decisions as the review page exports them: one JSON task a line."""
     lines = []
     for (i, start, end, label), answer in decisions:
@@ -64,13 +59,12 @@ def decision_lines(docs: Sequence[Any], decisions: Sequence[Tuple[SpanKey, str]]
 
 def apply_review(corpus: Path, decisions: Path, out: Path) -> None:
     """``spacy-imbalance apply-review``, as a user runs it."""
-    command = [sys.executable, "-m", "spacy_imbalance", "apply-review", str(corpus), str(decisions), "-o", str(out)]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(package_command("apply-review", str(corpus), str(decisions), "-o", str(out)), capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"apply-review failed on {decisions}: {result.stdout[-2000:]}{result.stderr[-2000:]}")
 
 
-def review_step(setting: Setting, docs: Sequence[Any], masked: Path, ranked: Sequence[SpanKey], truth: Sequence[SpanKey],
+def review_step(setting: Setting, docs: Sequence[Doc], masked: Path, ranked: Sequence[SpanKey], truth: Sequence[SpanKey],
                 timer: Timer) -> Dict[str, Any]:
     """The simulated review of one setting and its report."""
     decisions = simulated_review(ranked, truth, len(truth))

@@ -1,7 +1,7 @@
-"""Spans scored against the removed entities (bench/audit/matching.py)."""
+"""Spans scored against the hidden entities (spacy_imbalance/audit/validation/matching.py)."""
 import pytest
 
-from bench.audit.matching import match_counts, ranking_scores, recall_by_label, selection_scores
+from spacy_imbalance.audit.validation.matching import match_counts, ranking_scores, recall_by_label, selection_scores
 
 TRUTH = [(0, 1, 3, "PER"), (0, 5, 6, "LOC"), (1, 0, 2, "ORG")]
 PREDICTED = [(0, 1, 3, "PER"), (0, 5, 6, "ORG"), (0, 7, 9, "LOC"), (1, 1, 2, "ORG")]

@@ -1,18 +1,18 @@
-"""The summary over seeds: metrics/<corpus>/audit/*.json aggregated per p
-into audit_validation.md (and its plot)."""
+"""The summary over seeds: a folder of check records aggregated per p into
+a Markdown table (and its plot), and the simulated reviews into another."""
 from pathlib import Path
 from statistics import mean, stdev
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Dict, List, Optional, Sequence, Tuple
 
-from spacy_imbalance.benchmark.cells import MISSING, mean_std, points
-from spacy_imbalance.benchmark.records import read_json
-from spacy_imbalance.benchmark.tables import head, row
+from ...benchmark.cells import MISSING, mean_std, points
+from ...benchmark.records import read_json
+from ...benchmark.tables import head, row
+from .plot import Groups, plot_summary
+from .setting import setting_name
 
-from .plot import plot_summary
-from .setting import REVALIDATION, config_name, metrics_folder, row_label, summary_path
-
+Column = Tuple[str, Tuple[str, ...]]
 # (column, path in a setting's JSON)
-FINDING = [
+FINDING: List[Column] = [
     ("removed", ("masking", "removed")),
     ("suspects", ("audit", "selected", "n")),
     ("audit P", ("audit", "selected", "exact", "p")),
@@ -27,7 +27,7 @@ FINDING = [
 ]
 
 
-ESTIMATE = [
+ESTIMATE: List[Column] = [
     ("true rate", ("estimate", "total", "true")),
     ("estimated rate", ("estimate", "total", "estimate")),
     ("error", ("estimate", "total", "error")),
@@ -43,7 +43,7 @@ ESTIMATE = [
 
 # the audit's decoding recall, fold means: on dev (the estimate divides by it), on the folds' held-out
 # annotations (what it is checked against) and on the removed entities (what it needs)
-RECALL = [
+RECALL: List[Column] = [
     ("recall on dev", ("estimate", "total", "recall", "dev")),
     ("recall on held-out annotations", ("estimate", "total", "recall", "held_out")),
     ("recall on the removed", ("estimate", "total", "recall", "removed")),
@@ -51,6 +51,7 @@ RECALL = [
 
 
 COUNTS = ("removed", "suspects", "cleanlab spans")
+REVALIDATED = " (re-validation)"
 
 
 def lookup(report: Dict[str, Any], path: Sequence[str]) -> Optional[float]:
@@ -62,21 +63,17 @@ def lookup(report: Dict[str, Any], path: Sequence[str]) -> Optional[float]:
     return float(value)
 
 
-Groups = Dict[str, Dict[str, Tuple[float, float, int]]]
-
-
-def aggregate(reports: Sequence[Dict[str, Any]], encoder: str = "vectors") -> Groups:
-    """Per row (a p; the settings that re-validate the frozen design apart,
-    ``setting.REVALIDATION``): (mean, std, n) of every summary column over the
-    seeds that have it (std 0 for a single seed)."""
+def aggregate(reports: Sequence[Dict[str, Any]], revalidation: AbstractSet[str] = frozenset()) -> Groups:
+    """Per row (a p; the settings named in ``revalidation``, p30-s3, apart:
+    they re-validate a frozen design): (mean, std, n) of every summary column
+    over the seeds that have it (std 0 for a single seed)."""
     by_row: Dict[Tuple[float, bool], List[Dict[str, Any]]] = {}
     for report in reports:
         p, seed = float(report["p"]), int(report["seed"])
-        fresh = (encoder, report.get("corpus"), p, seed) in REVALIDATION
-        by_row.setdefault((p, fresh), []).append(report)
+        by_row.setdefault((p, setting_name(p, seed) in revalidation), []).append(report)
     out: Groups = {}
     for (p, fresh), group in sorted(by_row.items()):
-        label = row_label(encoder, group[0].get("corpus", ""), p, int(group[0]["seed"])) if fresh else f"{p:g}"
+        label = f"{p:g}{REVALIDATED if fresh else ''}"
         out[label] = {"seeds": (float(len(group)), 0.0, len(group))}
         for column, path in FINDING + ESTIMATE + RECALL:
             values = [v for v in (lookup(r, path) for r in group) if v is not None]
@@ -97,37 +94,61 @@ def _cell(stats: Optional[Tuple[float, float, int]], column: str) -> str:
     return points(m) if n == 1 else mean_std(m, sd)
 
 
-def summary_markdown(corpus: str, groups: Groups, settings: Dict[str, Any], encoder: str = "vectors") -> str:
-    title = f"# Audit validation on {corpus}" + ("" if encoder == "vectors" else f", {encoder} encoder")
-    if not groups:
-        folder = metrics_folder(Path("metrics"), corpus, encoder).as_posix()
-        return f"{title}\n\nNo validation run yet ({folder}/ is empty).\n"
-    lines = [
-        title,
-        "",
-        f"Each training entity removed with probability p, then looked for: the audit ({settings.get('folds')} folds, "
-        f"{settings.get('steps')} steps, suspects at calibrated probability >= {settings.get('threshold')}) against "
+def restored_config(settings: Dict[str, Any]) -> str:
+    """The config the restore runs trained: records from before it was
+    recorded (issue 46) all trained <encoder>/sampled_spancat_uniform of configs/."""
+    return settings.get("restore_config") or f"{settings.get('encoder', 'vectors')}/sampled_spancat_uniform"
+
+
+def _has(groups: Groups, columns: Sequence[Column]) -> bool:
+    return any(c in g for g in groups.values() for c, _ in columns)
+
+
+def _finding_text(settings: Dict[str, Any], cleanlab: bool) -> str:
+    audit = (f"the audit ({settings.get('folds')} folds, {settings.get('steps')} steps, suspects at calibrated probability "
+             f">= {settings.get('threshold')})")
+    if not cleanlab:
+        return (f"Each training entity removed with probability p, then looked for by {audit}. Mean ± std (%) over the "
+                "seeds of each row (a value alone: one seed). P, R: the audit's suspects against the removed entities, "
+                "exact boundaries; P@k: the top k of its ranking, k = the number removed (= R@k); overlap: one shared "
+                "token is enough. Removed, suspects: mean counts.")
+    return (
+        f"Each training entity removed with probability p, then looked for: {audit} against "
         "cleanlab on the out-of-fold probabilities of a token_ner trained on the same folds. Mean ± std (%) over "
         "the seeds of each row (a value alone: one seed). P, R: the selected spans (audit suspects, cleanlab's flagged O runs) "
         "against the removed entities, exact boundaries; P@k: the top k of each ranking, k = the number removed "
         "(= R@k; a ranking shorter than k, as cleanlab's flagged spans may be, misses the places it lacks); "
         "overlap: one shared token is enough. Removed, suspects, cleanlab spans: mean counts."
-        + (" Rows marked re-validation were run after the estimator and the search were frozen: settings that "
-           "played no part in their design." if any(label.endswith("(re-validation)") for label in groups) else ""),
+    )
+
+
+def summary_markdown(corpus: str, groups: Groups, settings: Dict[str, Any], encoder: str = "vectors", records: str = "") -> str:
+    title = f"# Audit validation on {corpus}" + ("" if encoder == "vectors" else f", {encoder} encoder")
+    if not groups:
+        return f"{title}\n\nNo validation run yet ({records}/ is empty).\n"
+    finding = [c for c in FINDING if not c[0].startswith("cleanlab") or _has(groups, FINDING[6:])]
+    restoring = _has(groups, ESTIMATE[5:])
+    lines = [
+        title,
         "",
-        *head(["p", "seeds", *(c for c, _ in FINDING)], "lr" + "r" * len(FINDING)),
+        _finding_text(settings, cleanlab=len(finding) == len(FINDING))
+        + (" Rows marked re-validation were run after the estimator and the search were frozen: settings that "
+           "played no part in their design." if any(label.endswith(REVALIDATED) for label in groups) else ""),
+        "",
+        *head(["p", "seeds", *(c for c, _ in finding)], "lr" + "r" * len(finding)),
     ]
     for label, g in groups.items():
-        lines.append(row([label, str(g["seeds"][2]), *(_cell(g.get(c), c) for c, _ in FINDING)]))
+        lines.append(row([label, str(g["seeds"][2]), *(_cell(g.get(c), c) for c, _ in finding)]))
     lines += [
         "",
-        "The estimated miss rate against the realised one (removed / (removed + kept)), and restoring: test "
-        f"macro-F1 of {config_name(encoder)} trained on the complete (p = 0), the masked and the restored "
-        "corpus; recovered share = (restored - masked) / (full - masked).",
+        "The estimated miss rate against the realised one (removed / (removed + kept))"
+        + (", and restoring: test macro-F1 of "
+           f"{restored_config(settings)} trained on the complete (p = 0), the masked and the restored "
+           "corpus; recovered share = (restored - masked) / (full - masked)." if restoring else "."),
         "",
-        *_table(groups, ESTIMATE),
+        *_table(groups, ESTIMATE if restoring else ESTIMATE[:5]),
     ]
-    if any(c in g for g in groups.values() for c, _ in RECALL):
+    if _has(groups, RECALL):
         lines += [
             "",
             "The estimate divides the suspects' summed probabilities by the folds' decoding recall on dev; the "
@@ -140,32 +161,46 @@ def summary_markdown(corpus: str, groups: Groups, settings: Dict[str, Any], enco
     return "\n".join(lines) + "\n"
 
 
-def _table(groups: Groups, columns: Sequence[Tuple[str, Tuple[str, ...]]]) -> List[str]:
+def _table(groups: Groups, columns: Sequence[Column]) -> List[str]:
     """A Markdown table of ``columns``, a row per group."""
     lines = head(["p", *(c for c, _ in columns)], "l" + "r" * len(columns))
     lines += [row([label, *(_cell(g.get(c), c) for c, _ in columns)]) for label, g in groups.items()]
     return lines
 
 
-def write_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors") -> None:
-    folder = metrics_folder(metrics_dir, corpus, encoder)
-    reports = [read_json(path) for path in sorted(folder.glob("p*-s*.json"))]
-    groups = aggregate(reports, encoder)
+def encoder_of(reports: Sequence[Dict[str, Any]], folder: Path) -> str:
+    """The one encoder of a folder's records (the first records, from before
+    it was recorded, were all of static vectors)."""
+    encoders = sorted({r.get("settings", {}).get("encoder", "vectors") for r in reports})
+    if len(encoders) > 1:
+        raise ValueError(f"{folder}: records of several encoders ({', '.join(encoders)}); summarise each in a folder of its own")
+    return encoders[0] if encoders else "vectors"
+
+
+def _corpus(reports: Sequence[Dict[str, Any]], folder: Path, name: Optional[str]) -> str:
+    return name or (str(reports[-1].get("corpus")) if reports else folder.as_posix())
+
+
+def write_summary(records: Path, out: Path, revalidation: AbstractSet[str] = frozenset(), name: Optional[str] = None) -> str:
+    """``records``' p*-s*.json over seeds into ``out`` (Markdown) and the
+    plot beside it (.png); the text written."""
+    reports = [read_json(path) for path in sorted(records.glob("p*-s*.json"))]
+    groups = aggregate(reports, revalidation)
     settings = reports[-1]["settings"] if reports else {}
-    out = summary_path(metrics_dir, corpus, encoder)
+    text = summary_markdown(_corpus(reports, records, name), groups, settings, encoder_of(reports, records), records.as_posix())
     out.parent.mkdir(parents=True, exist_ok=True)
-    text = summary_markdown(corpus, groups, settings, encoder)
     out.write_text(text, encoding="utf8")
     print(text)
     plot = out.with_suffix(".png")
-    if reports and plot_summary(reports, groups, plot, corpus):
+    if reports and plot_summary(reports, groups, plot, _corpus(reports, records, name)):
         print(f"Wrote {out} and {plot}")
     else:
         print(f"Wrote {out} (no plot: {'no runs' if not reports else 'matplotlib is not installed'})")
+    return text
 
 
 # (column, path in a review report): the simulated review loop (review.py)
-REVIEW = [
+REVIEW: List[Column] = [
     ("k", ("k",)),
     ("accepted", ("accepted",)),
     ("rejected", ("rejected",)),
@@ -180,12 +215,12 @@ REVIEW = [
 REVIEW_COUNTS = ("k", "accepted", "rejected")
 
 
-def write_review_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors") -> None:
-    """metrics/<corpus>/<audit folder>/review-*.json over seeds, per p, into
-    audit_review.md beside the validation's summary (nothing when there is no review)."""
-    reports = [read_json(path) for path in sorted(metrics_folder(metrics_dir, corpus, encoder).glob("review-p*-s*.json"))]
-    if not reports:
-        return
+def review_records(records: Path) -> List[Path]:
+    return sorted(records.glob("review-p*-s*.json"))
+
+
+def review_markdown(corpus: str, reports: Sequence[Dict[str, Any]], encoder: str, config: str) -> str:
+    """The simulated reviews over seeds, a row per p."""
     by_p: Dict[float, List[Dict[str, Any]]] = {}
     for report in reports:
         by_p.setdefault(float(report["p"]), []).append(report)
@@ -195,7 +230,7 @@ def write_review_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors
         "A reviewer who knows the truth reads the audit's ranking from the top, k = the number of removed entities: "
         "a span that is (or overlaps) a removed entity is accepted as that entity, any other is rejected; "
         "`spacy-imbalance apply-review` applies the decisions. Test macro-F1 (%) of "
-        f"{config_name(encoder)} trained on the complete, the masked and the reviewed corpus (accepts only; accepts "
+        f"{config} trained on the complete, the masked and the reviewed corpus (accepts only; accepts "
         "and the rejections as known negatives); recovered = (reviewed - masked) / (full - masked); Δ rejections: "
         "accepts + rejections against accepts only, paired bootstrap over test sentences. Mean ± std over seeds.",
         "",
@@ -212,7 +247,21 @@ def write_review_summary(corpus: str, metrics_dir: Path, encoder: str = "vectors
             else:
                 cells.append(points(values[0]) if len(values) == 1 else mean_std(mean(values), stdev(values)))
         lines.append(row([f"{p:g}", str(len(group)), *cells]))
-    out = summary_path(metrics_dir, corpus, encoder).with_name(
-        summary_path(metrics_dir, corpus, encoder).name.replace("audit_validation", "audit_review"))
-    out.write_text("\n".join(lines) + "\n", encoding="utf8")
+    return "\n".join(lines) + "\n"
+
+
+def write_review_summary(records: Path, out: Path, name: Optional[str] = None) -> bool:
+    """``records``' review-p*-s*.json over seeds, per p, into ``out``;
+    False (nothing written) when there is no review."""
+    reports = [read_json(path) for path in review_records(records)]
+    if not reports:
+        return False
+    # a review's settings are its check's: the records beside it
+    checks = [read_json(path) for path in sorted(records.glob("p*-s*.json"))]
+    settings = reports[-1].get("settings") or (checks[-1]["settings"] if checks else {})
+    encoder = settings.get("encoder") or encoder_of(checks, records)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(review_markdown(_corpus(reports, records, name), reports, encoder, restored_config({"encoder": encoder, **settings})),
+                   encoding="utf8")
     print(f"Wrote {out}")
+    return True

@@ -1,8 +1,12 @@
-"""cleanlab's flagged tokens as spans (bench/audit/cleanlab_spans.py)."""
+"""cleanlab's flagged tokens as spans (audit/validation/cleanlab_spans.py), and the
+tagger probabilities they are read from (token_folds.py)."""
+import sys
+
 import numpy
 import pytest
 
-from bench.audit.cleanlab_spans import cleanlab_spans, group_flagged, span_label, tag_columns
+from spacy_imbalance.audit.validation.cleanlab_spans import cleanlab_spans, group_flagged, require_cleanlab, span_label, tag_columns
+from spacy_imbalance.audit.validation.token_folds import corpus_probabilities
 
 
 def test_audit_validation_group_flagged():
@@ -37,3 +41,25 @@ def test_audit_validation_cleanlab_spans():
     assert n_tokens == 2
     assert [span for span, _ in spans] == [(4, 1, 3, "X")]
     assert spans[0][1] == pytest.approx(0.02)  # self-confidence of the given O
+
+
+def test_without_cleanlab_the_message_names_the_extra(monkeypatch):
+    # None in sys.modules: importing the package (or a module of it imported before) raises ImportError
+    for name in ["cleanlab", *(m for m in sys.modules if m.startswith("cleanlab."))]:
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError) as err:
+        require_cleanlab()
+    assert str(err.value) == "--cleanlab compares with cleanlab, which is not installed: pip install 'spacy-imbalance[cleanlab]'"
+
+
+def test_a_fold_models_tags_add_into_the_corpus_bio_columns():
+    tags = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
+    # a BILUO model of PER alone: O, B-, I-, L-, U-
+    columns = numpy.asarray(tag_columns(["O", "B-PER", "I-PER", "L-PER", "U-PER"], tags), dtype="int32")
+    logits = numpy.log(numpy.array([[0.1, 0.2, 0.3, 0.3, 0.1], [0.5, 0.1, 0.2, 0.1, 0.1]]))
+    probs = corpus_probabilities(logits, columns, len(tags))
+    assert probs.dtype == numpy.float64 and probs.shape == (2, 5)
+    # B- and U- into B-PER, I- and L- into I-PER; LOC's columns stay empty
+    assert probs[0] == pytest.approx([0.1, 0.0, 0.0, 0.3, 0.6])
+    assert probs[1] == pytest.approx([0.5, 0.0, 0.0, 0.2, 0.3])
+    assert probs.sum(axis=1) == pytest.approx([1.0, 1.0])
