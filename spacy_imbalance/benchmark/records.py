@@ -11,7 +11,8 @@ import srsly
 def device_words(provenance: Dict[str, Any]) -> str:
     """Where a run ran, in words, from its provenance record: the CPU and its
     cores, or the GPU with its driver, CUDA, CuPy and torch."""
-    cpu = f"{provenance['cpu']} ({provenance['cpu_cores']} cores)"
+    cores = provenance["cpu_cores"]
+    cpu = f"{provenance['cpu']} ({cores} {'core' if cores == 1 else 'cores'})"
     if provenance["device"] != "gpu":
         return cpu
     gpu = provenance.get("gpu", "an unnamed GPU")

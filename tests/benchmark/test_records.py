@@ -29,6 +29,7 @@ def test_read_json_gives_floats_back_as_written(tmp_path):
 def test_device_words_name_the_cpu_or_the_gpu_with_its_stack():
     cpu = {"device": "cpu", "cpu": "Xeon", "cpu_cores": 2}
     assert device_words(cpu) == "Xeon (2 cores)"
+    assert device_words({**cpu, "cpu_cores": 1}) == "Xeon (1 core)"
     gpu = {**cpu, "device": "gpu", "gpu": "H200", "driver": "570", "cuda_runtime": "12.8", "cupy": "13.4", "torch": "2.7"}
     assert device_words(gpu) == "H200, driver 570, CUDA 12.8, CuPy 13.4, torch 2.7; host Xeon (2 cores)"
     # what a record does not say is a question mark, not a guess
