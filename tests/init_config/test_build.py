@@ -106,6 +106,17 @@ def test_render_puts_notes_above_their_section_or_setting():
         render(config, header=[], notes={"a.z": "nowhere"})
 
 
+def test_config_fingerprint_leaves_out_a_setting_added_at_its_no_op_value():
+    """scope_o_weight = 0 trains as configs did before the setting existed:
+    the fingerprint is the old one; any other value is a new fingerprint."""
+    old = '[components]\n\n[components.c]\nfactory = "sampled_spancat"\nmax_span_width = 8\n'
+    assert config_fingerprint(old + "scope_o_weight = 0.0\n") == config_fingerprint(old)
+    assert config_fingerprint(old + "scope_o_weight = 0\n") == config_fingerprint(old)
+    assert config_fingerprint(old + "scope_o_weight = 0.3\n") != config_fingerprint(old)
+    # only as a component's setting
+    assert config_fingerprint("[training]\nscope_o_weight = 0.0\n") != config_fingerprint("[training]\n")
+
+
 def test_config_fingerprint_ignores_layout_not_settings():
     text = "[a]\nx = 1\ny = \"s\"\n"
     assert config_fingerprint(text) == config_fingerprint("# a comment\n[a]\ny = \"s\"\n\nx = 1\n")
