@@ -20,11 +20,14 @@ def scope_split_cli(
     output_dir: Path = typer.Argument(..., metavar="OUTPUT_DIR", help="Folder for part-1.spacy, part-2.spacy, ..., merged.spacy and parts.json"),
     groups: List[str] = typer.Option(..., "--group", help="The types one part annotates, comma-separated (repeat: one part per --group)"),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffle that deals the documents to the parts"),
+    merged_name: str = typer.Option("merged.spacy", "--merged", help="File name of the naive merge in OUTPUT_DIR (e.g. train.spacy, to train on the folder as a corpus)"),
 ) -> None:
     """Split a corpus into parts that each annotate only their --group's types (a label scope per part), to train
-    and compare on corpora that annotate different types. merged.spacy is the parts together without scopes:
-    what a pipeline that knows nothing of scopes trains on."""
-    outputs = [output_dir / f"part-{i + 1}.spacy" for i in range(len(groups))] + [output_dir / "merged.spacy"]
+    and compare on corpora that annotate different types. The merge (--merged, merged.spacy) is the parts together
+    without scopes: what a pipeline that knows nothing of scopes trains on."""
+    if Path(merged_name).name != merged_name or not merged_name.endswith(".spacy") or merged_name.startswith("part-"):
+        fail(f"--merged: a file name ending in .spacy, not a path nor part-N.spacy (the parts' names), got {merged_name!r}")
+    outputs = [output_dir / f"part-{i + 1}.spacy" for i in range(len(groups))] + [output_dir / merged_name]
     check_outputs_are_not_inputs([input_path], outputs)
     docs = read_sentences(input_path)
     labels = sorted({ent.label_ for doc in docs for ent in doc.ents})
@@ -48,9 +51,9 @@ def scope_split_cli(
         {"file": out.name, "labels": list(group), "docs": len(part), "entities": sum(len(d.ents) for d in part)}
         for out, group, part in zip(outputs, checked, parts)
     ]
-    summary = {"input": str(input_path), "seed": seed, "entities": total, "kept": kept, "left_out_types": left_out, "parts": rows}
+    summary = {"input": str(input_path), "seed": seed, "entities": total, "kept": kept, "left_out_types": left_out, "merged": merged_name, "parts": rows}
     write_text_atomic(output_dir / "parts.json", json.dumps(summary, indent=2) + "\n")
     for row in rows:
         msg.info(f"{row['file']}: {row['docs']} documents annotating {', '.join(row['labels'])} ({row['entities']} entities)")
-    msg.good(f"{kept} of {total} entities kept; merged.spacy holds every part without scopes"
+    msg.good(f"{kept} of {total} entities kept; {merged_name} holds every part without scopes"
              + (f"; types in no group, removed everywhere: {', '.join(left_out)}" if left_out else ""))

@@ -82,3 +82,23 @@ def test_the_command_names_the_bad_group(tmp_path):
     DocBin(docs=make_docs(2)).to_disk(source)
     result = CliRunner().invoke(app, ["scope-split", str(source), str(tmp_path / "out"), "--group", "PER", "--group", "PER,ORG"])
     assert result.exit_code == 1 and "--group: 'PER' is in groups 1 and 2" in result.output
+
+
+def test_the_merge_takes_the_name_given_so_the_folder_is_a_corpus(tmp_path):
+    source = tmp_path / "train-complete.spacy"
+    DocBin(docs=make_docs(4)).to_disk(source)
+    out = tmp_path / "split"
+    result = CliRunner().invoke(app, ["scope-split", str(source), str(out), "--group", "PER", "--group", "ORG", "--merged", "train.spacy"])
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in out.iterdir()) == ["part-1.spacy", "part-2.spacy", "parts.json", "train.spacy"]
+    assert len(list(DocBin().from_disk(out / "train.spacy").get_docs(Vocab()))) == 4
+    assert json.loads((out / "parts.json").read_text())["merged"] == "train.spacy"
+
+
+@pytest.mark.parametrize("name", ["sub/train.spacy", "train.json", "part-1.spacy"])
+def test_a_bad_merge_name_is_refused_naming_the_option(tmp_path, name):
+    source = tmp_path / "train.spacy"
+    DocBin(docs=make_docs(2)).to_disk(source)
+    result = CliRunner().invoke(app, ["scope-split", str(source), str(tmp_path / "out"), "--group", "PER", "--merged", name])
+    assert result.exit_code == 1 and f"--merged: a file name ending in .spacy, not a path nor part-N.spacy (the parts' names), got {name!r}" in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()
