@@ -27,6 +27,8 @@ from typing import Dict, List, Optional
 import typer
 from spacy.util import load_config
 
+from spacy_imbalance.sweeps import run_provenance
+
 ROOT = Path(__file__).resolve().parent.parent
 SPLITS = {
     "even": ["person,group,product", "location,corporation,creative-work"],
@@ -107,6 +109,8 @@ def run(name: str, trial: Dict[str, object], corpus: Path, encoder: str, steps: 
         "dev_macro_f": performance.get("ents_macro_f"), "dev_micro_f": performance.get("ents_f"),
         "dev_p": performance.get("ents_p"), "dev_r": performance.get("ents_r"), "per_type": performance.get("ents_per_type"),
     }
+    # where, when and how it ran (issue 45: every record carries it)
+    row["provenance"] = run_provenance(-1)
     records.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps(row, indent=1) + "\n", encoding="utf8")
     return row

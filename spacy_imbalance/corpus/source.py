@@ -2,8 +2,9 @@
 like ``spacy.Corpus.v1`` (or a CoNLL file, as the commands do) or wraps
 another reader (so they nest in a config), works sentence by sentence, and
 turns edited gold Docs back into Examples."""
+import inspect
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Iterator, List, Optional, Set, Type, TypeVar, Union
+from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Type, TypeVar, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -59,6 +60,63 @@ def describe_source(path: Optional[Path]) -> str:
     return str(path) if path is not None else "the corpus of its `corpus` reader"
 
 
+# What every registered reader takes after its own settings to read its source
+# (``source_corpus``): another reader, or spacy.Corpus.v1's options for its
+# path. Part of each reader's config schema, so declared here once and added
+# to every signature by ``reads_source``.
+SOURCE_OPTIONS: Tuple[inspect.Parameter, ...] = tuple(
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+    for name, annotation, default in (
+        ("corpus", Optional[ReaderT], None),
+        ("gold_preproc", bool, False),
+        ("max_length", int, 0),
+        ("limit", int, 0),
+        ("augmenter", Optional[Callable], None),
+    )
+)
+
+CreateT = TypeVar("CreateT", bound=Callable[..., Any])
+
+
+def reads_source(create: CreateT) -> CreateT:
+    """A registered reader function with the source options at the end of its
+    signature (the config schema spaCy validates against):
+
+    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
+        or a CoNLL file; declared by ``create``, first.
+    corpus (Optional[Callable]): another reader to read instead of ``path``.
+    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1, for ``path``.
+
+    ``create`` declares its own settings and takes these as ``**source``,
+    which it hands on through ``source_options`` (``SentenceReader.build``
+    does). ``create`` itself is returned, with the signature (and type hints)
+    that ``inspect.signature`` and ``typing.get_type_hints``, so confection,
+    read: no wrapper, so that spaCy finds the function where it is written.
+    """
+    declared = inspect.signature(create)
+    own = [param for param in declared.parameters.values() if param.kind is not param.VAR_KEYWORD]
+    if len(own) == len(declared.parameters):
+        raise TypeError(f"{create.__qualname__} must take the source options as **source")
+    signature = declared.replace(parameters=[*own, *SOURCE_OPTIONS])
+    create.__signature__ = signature  # type: ignore[attr-defined]
+    create.__annotations__ = {
+        **{param.name: param.annotation for param in signature.parameters.values()},
+        "return": signature.return_annotation,
+    }
+    return create
+
+
+def source_options(name: str, given: Mapping[str, Any]) -> Dict[str, Any]:
+    """The source options of a call to reader ``name`` (the ``**source`` of a
+    ``reads_source`` function), each one not given at its default. A name
+    that is none of them is a TypeError, as for any function: confection
+    checks a config against the signature, but a direct call comes here."""
+    unknown = sorted(set(given) - {param.name for param in SOURCE_OPTIONS})
+    if unknown:
+        raise TypeError(f"{name} got an unexpected keyword argument {unknown[0]!r}")
+    return {param.name: given.get(param.name, param.default) for param in SOURCE_OPTIONS}
+
+
 ReaderSelf = TypeVar("ReaderSelf", bound="SentenceReader")
 
 
@@ -95,28 +153,16 @@ class SentenceReader:
         raise NotImplementedError
 
     @classmethod
-    def build(
-        cls: Type[ReaderSelf],
-        path: Optional[Path],
-        corpus: Optional[ReaderT],
-        *,
-        gold_preproc: bool = False,
-        max_length: int = 0,
-        limit: int = 0,
-        augmenter: Optional[Callable] = None,
-        **settings: Any,
-    ) -> ReaderSelf:
-        """The reader over ``path`` or ``corpus`` (exactly one), the rest of
-        spacy.Corpus.v1's options applied to ``path``; ``settings`` are the
-        reader's own."""
+    def build(cls: Type[ReaderSelf], path: Optional[Path], source: Mapping[str, Any], **settings: Any) -> ReaderSelf:
+        """The reader over ``path`` or ``source["corpus"]`` (exactly one),
+        the rest of ``source`` (the options ``reads_source`` adds, checked by
+        ``source_options``) applied to ``path``; ``settings`` are the reader's own."""
         try:
             cls.check(**settings)
         except ValueError as err:
             raise ValueError(f"{cls.NAME}: {err}") from None
-        source = source_corpus(
-            cls.NAME, path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter
-        )
-        return cls(source, source=describe_source(path), **settings)
+        reader = source_corpus(cls.NAME, path, **source_options(cls.NAME, source))
+        return cls(reader, source=describe_source(path), **settings)
 
 
 class ScopeKeepingAugmenter:

@@ -5,9 +5,10 @@ they write predictions next to entities a doc already has and, for
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span, SpanGroup
-from spacy.training import Example, validate_examples
+from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Optimizer, set_dropout_rate
 
 from ..models.output import output_width
@@ -85,6 +86,22 @@ class LabelledEntityPipe(TrainablePipe):
     def _learn(self, examples: List[Example]) -> Optional[float]:
         """Forward, loss and backward pass on a batch that has tokens; the
         loss, or None when the batch holds nothing to learn from."""
+        raise NotImplementedError
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Sequence[str]] = None,
+    ) -> None:
+        """spaCy's initialize: ``get_examples`` checked, then ``_initialize``
+        sets the labels (``labels``, or the training data's), sizes and
+        initialises the model and keeps what the component needs of the data."""
+        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
+        self._initialize(get_examples, labels)
+
+    def _initialize(self, get_examples: Callable[[], Iterable[Example]], labels: Optional[Sequence[str]]) -> None:
         raise NotImplementedError
 
     def _check_loss(self, loss: float) -> None:
@@ -172,13 +189,18 @@ class ClassCountedPipe(LabelledEntityPipe):
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ClassCountedPipe":
         super().from_bytes(bytes_data, exclude=exclude)
-        self._initialize_loss()
+        self._loaded()
         return self
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ClassCountedPipe":
         super().from_disk(path, exclude=exclude)
-        self._initialize_loss()
+        self._loaded()
         return self
+
+    def _loaded(self) -> None:
+        """What a loaded component sets up from its stored cfg (subclasses
+        add theirs after this): the loss, with the stored class counts."""
+        self._initialize_loss()
 
 
 def check_name(

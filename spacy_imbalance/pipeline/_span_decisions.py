@@ -133,12 +133,6 @@ class SpanDecisionsPipe(ClassCountedPipe):
         with self._saving():
             super().to_disk(path, exclude=exclude)
 
-    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SpanDecisionsPipe":
-        super().from_bytes(bytes_data, exclude=exclude)
+    def _loaded(self) -> None:
+        super()._loaded()
         self._check_threshold_labels()
-        return self
-
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "SpanDecisionsPipe":
-        super().from_disk(path, exclude=exclude)
-        self._check_threshold_labels()
-        return self

@@ -40,7 +40,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer
 from thinc.types import Floats2d, Ints1d
@@ -308,14 +308,7 @@ class SampledSpanCategorizer(SpanDecisionsPipe):
         d_logits, loss = self._loss(self._targets(examples, candidates), SampledScores(every, logits))
         return float(loss), d_logits
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[Sequence[str]] = None,
-    ) -> None:
-        validate_get_examples(get_examples, "SampledSpanCategorizer.initialize")
+    def _initialize(self, get_examples: Callable[[], Iterable[Example]], labels: Optional[Sequence[str]]) -> None:
         gold_key, scopes = self.cfg["gold_key"], training_scopes(get_examples())
         # a scope's type counts as annotated even where no entity of it occurs
         self._initialize_labels(get_examples, labels if labels is not None else sorted(set(gold_labels(get_examples(), gold_key)).union(*scopes)))

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, SpanGroup
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 from thinc.types import Floats2d, Ints1d
@@ -210,14 +210,7 @@ class TokenNER(ClassCountedPipe):
             d_flat, loss = self.loss(flat, ops.asarray1i(truths))
         return float(loss), ops.unflatten(d_flat, lengths)
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[Sequence[str]] = None,
-    ) -> None:
-        validate_get_examples(get_examples, "TokenNER.initialize")
+    def _initialize(self, get_examples: Callable[[], Iterable[Example]], labels: Optional[Sequence[str]]) -> None:
         entity_labels, scopes = _labels_and_scopes(get_examples())
         if labels is None:
             # a scope's type counts as annotated even where no entity of it occurs

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Seque
 import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 from thinc.types import Floats1d, Floats2d, Ints1d, Ints2d
@@ -322,14 +322,7 @@ class TwoTaskNER(LabelledEntityPipe):
         # through the sigmoid: dh/dlogit = h (1 - h)
         return DeviceLoss(), auc.d_h * h * (1.0 - h), auc
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[Sequence[str]] = None,
-    ) -> None:
-        validate_get_examples(get_examples, "TwoTaskNER.initialize")
+    def _initialize(self, get_examples: Callable[[], Iterable[Example]], labels: Optional[Sequence[str]]) -> None:
         self._initialize_labels(get_examples, labels)
         layout = self.layout
         self._check_output_width(layout.width, "columns")

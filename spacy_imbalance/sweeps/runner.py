@@ -12,7 +12,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, TypedDict, Unpack
 
 import srsly
 from wasabi import msg
@@ -31,6 +31,18 @@ ExpectedOf = Callable[[Trial], Mapping[str, Any]]
 OnProgress = Callable[[Trial, int, float, float], None]
 # a finished trial's record made whole before it is written (the benchmark adds its run's fields)
 Complete = Callable[[Trial, Record], Record]
+
+
+class RunSettings(TypedDict, total=False):
+    """How ``run_trials`` runs the trials (its keyword settings but
+    ``on_done``, which it documents), for the functions that pass them on."""
+
+    workers: int
+    address: Optional[str]
+    gpus_per_trial: float
+    storage: Optional[Path]
+    name: str
+    on_progress: Optional[OnProgress]
 
 
 def print_progress(trial: Trial, step: int, score: float, seconds: float) -> None:
@@ -130,20 +142,15 @@ def run_pending(
     *,
     requires: Iterable[str] = (),
     defaults: Optional[Mapping[str, Any]] = None,
-    workers: int = 1,
-    address: Optional[str] = None,
-    gpus_per_trial: float = 0.0,
-    storage: Optional[Path] = None,
-    name: str = "sweep",
     on_done: Optional[OnDone] = None,
-    on_progress: Optional[OnProgress] = print_progress,
     complete: Optional[Complete] = None,
     force: bool = False,
+    **settings: Unpack[RunSettings],
 ) -> List[Record]:
     """Each trial's record, in the order of ``trials``, as written: the
     trials ``pending`` finds (every trial with ``force``) run through
-    ``run_trials`` (the settings after ``defaults`` are its own), the others
-    are not run again. A run trial's record gets ``expected_of(trial)``
+    ``run_trials`` (with ``settings``, and ``on_done`` as it says), the
+    others are not run again. A run trial's record gets ``expected_of(trial)``
     merged in, then goes through ``complete``, and is written back in one
     piece before ``on_done`` hears of it, so that the next sweep finds it
     fresh and a stopped sweep leaves no record half made."""
@@ -157,10 +164,7 @@ def run_pending(
             on_done(trial, report, n_done, n_all)
 
     todo = [_absolute(trial) for trial in trials] if force else pending(trials, expected_of, requires=requires, defaults=defaults)
-    run_trials(
-        todo, workers=workers, address=address, gpus_per_trial=gpus_per_trial, storage=storage, name=name,
-        on_done=record, on_progress=on_progress,
-    )
+    run_trials(todo, on_done=record, **settings)
     return [_written(trial) for trial in map(_absolute, trials)]
 
 

@@ -3,12 +3,10 @@ corpus is refused before any fold, the audit records the corpus it audited
 (advise --audit checks it), the folds, not trials, train one after another
 without Ray, and the headline's suspects and estimate agree."""
 import json
-import re
 from types import SimpleNamespace
 
 import pytest
 from spacy.tokens import Span
-from typer.testing import CliRunner
 
 from spacy_imbalance.audit import run as audit_run
 from spacy_imbalance.audit.estimate import Calibration
@@ -16,17 +14,11 @@ from spacy_imbalance.audit.folds import corpus_fingerprint
 from spacy_imbalance.audit.run import (
     CORPUS_FILE, DEFAULT_CONFIG, AuditSettings, check_audited_corpus, folds_on_ray, headline, run_audit, write_corpus_record,
 )
-from spacy_imbalance.cli import app
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import load_docs
+
+from ._audit import audit_command, plain, summary_headline
 
 SMALL = {"training.max_steps": 1}
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _plain(output):
-    return " ".join(ANSI.sub("", output).split())
-
-
 def _relabelled(docs, rename):
     out = []
     for doc in docs:
@@ -88,27 +80,17 @@ def test_an_audit_without_a_readable_record_is_refused(tmp_path, toy_corpus, con
 
 
 def test_the_audit_command_writes_the_record_and_a_consistent_headline(tmp_path, toy_corpus, init_only_trainer, monkeypatch):
-    train_fold = audit_run.train_fold
-
-    def fast(*args, **kwargs):
-        return train_fold(*args, **{**kwargs, "trainer": init_only_trainer})
-
-    monkeypatch.setattr(audit_run, "train_fold", fast)
-    train = tmp_path / "train.spacy"
-    write_docbin(load_docs(toy_corpus / "train.spacy")[:12], train)
-    out = tmp_path / "audit"
-    result = CliRunner().invoke(app, ["audit", str(train), "-o", str(out), "--folds", "2", "--resamples", "0"])
+    result, out = audit_command(tmp_path, load_docs(toy_corpus / "train.spacy")[:12], init_only_trainer, monkeypatch)
     assert result.exit_code == 0, result.output
+    train = tmp_path / "train.spacy"
     record = json.loads((out / CORPUS_FILE).read_text(encoding="utf8"))
     assert record["corpus"] == str(train) and record["n_docs"] == 12
     check_audited_corpus(out, load_docs(train), "train.spacy")
     with pytest.raises(ValueError, match="audited another corpus"):
         check_audited_corpus(out, load_docs(toy_corpus / "train.spacy")[12:24], "train.spacy")
-    summary = json.loads((out / "summary.json").read_text(encoding="utf8"))
-    total = summary["labels"][-1]
-    expected = headline(total["suspects"], 0.5, {k: v for k, v in total.items() if k not in ("label", "suspects")}, Calibration.SELF)
+    _, expected = summary_headline(out)
     # summary.json rounds to 4 places; the line prints 1
-    assert expected in _plain(result.output)
+    assert expected in plain(result.output)
 
 
 # --- the folds, not trials, without Ray (L12) -----------------------------------
@@ -127,24 +109,26 @@ def test_workers_without_ray_say_the_folds_train_one_after_another(monkeypatch, 
 ROW = {"annotated": 100.0, "missing_low": 90.0, "missing_high": 2000.0, "rate_low": 0.474, "rate_high": 0.952}
 
 
-def test_no_suspect_with_a_large_estimate_says_why():
-    # issue 43 L13: "0 suspected missing entities; estimated miss rate 93.4 %" in one line
-    line = headline(0, 0.5, {**ROW, "expected_missing": 1415.2, "rate": 0.934}, Calibration.SELF)
-    assert line == (
+@pytest.mark.parametrize("suspects, threshold, estimate, calibration, expected", [
+    # issue 43 L13: no suspect with a large estimate says why, not "0 suspected missing entities;
+    # estimated miss rate 93.4 %" in one line
+    pytest.param(0, 0.5, {"expected_missing": 1415.2, "rate": 0.934}, Calibration.SELF, (
         "No suspected missing entity: no unannotated span reaches a calibrated probability of 0.5 (--threshold). "
         "The estimated miss rate 93.4 % [47.4, 95.2] sums the probabilities of every decoded unannotated span, those "
         "below 0.5 too: 1415.2 expected missing entities, spread over many spans none of which is likely on its own "
         "(self calibration)"
-    )
-    assert "0 suspected" not in line
-
-
-def test_suspects_and_an_empty_estimate_are_each_said_with_their_basis():
-    line = headline(12, 0.7, {**ROW, "expected_missing": 30.4, "rate": 0.233}, Calibration.DEV)
-    assert line == (
+    ), id="no suspect, a large estimate"),
+    pytest.param(12, 0.7, {"expected_missing": 30.4, "rate": 0.233}, Calibration.DEV, (
         "12 suspected missing entities (unannotated spans with a calibrated probability >= 0.7); estimated miss rate "
         "23.3 % [47.4, 95.2]: 30.4 expected missing entities, the summed probabilities of every decoded unannotated "
         "span (dev calibration)"
-    )
-    nothing = {**ROW, "expected_missing": 0.0, "rate": 0.0, "rate_low": 0.0, "rate_high": 0.0}
-    assert headline(0, 0.5, nothing, Calibration.DEV) == "No suspected missing entity; estimated miss rate 0.0 % [0.0, 0.0] (dev calibration)"
+    ), id="suspects"),
+    pytest.param(
+        0, 0.5, {"expected_missing": 0.0, "rate": 0.0, "rate_low": 0.0, "rate_high": 0.0}, Calibration.DEV,
+        "No suspected missing entity; estimated miss rate 0.0 % [0.0, 0.0] (dev calibration)", id="an empty estimate",
+    ),
+])
+def test_the_headline_says_suspects_and_estimate_each_with_its_basis(suspects, threshold, estimate, calibration, expected):
+    line = headline(suspects, threshold, {**ROW, **estimate}, calibration)
+    assert line == expected
+    assert "0 suspected" not in line

@@ -6,17 +6,15 @@ import json
 
 import numpy
 import pytest
-from typer.testing import CliRunner
 
-from spacy_imbalance.audit import run as audit_run
 from spacy_imbalance.audit.export import summary
 from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, known_outcomes, run_audit
 from spacy_imbalance.audit.suspects import Decoded
-from spacy_imbalance.cli import app
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.corpus.docs_io import load_docs
 from spacy_imbalance.corpus.masking.masking import mask_entities
 from spacy_imbalance.corpus.scopes.scopes import get_label_scope, set_label_scope
 
+from ._audit import audit_command
 from .conftest import InitOnlyTrainer
 
 SMALL = {"training.max_steps": 1}
@@ -131,18 +129,8 @@ def test_an_entity_outside_its_documents_scope_is_refused_before_any_fold(tmp_pa
 
 
 def test_the_audit_command_reads_the_scopes_of_its_corpus_and_keeps_them(tmp_path, masked, init_only_trainer, monkeypatch):
-    train_fold = audit_run.train_fold
-
-    def fast(*args, **kwargs):
-        return train_fold(*args, **{**kwargs, "trainer": init_only_trainer})
-
-    monkeypatch.setattr(audit_run, "train_fold", fast)
-    train = tmp_path / "train.spacy"
     docs = _scoped(masked[:16])
-    write_docbin(docs, train)
-    out = tmp_path / "audit"
-    args = ["audit", str(train), "-o", str(out), "--folds", "2", "--resamples", "0", "--threshold", "0.01"]
-    result = CliRunner().invoke(app, args)
+    result, out = audit_command(tmp_path, docs, init_only_trainer, monkeypatch, "--threshold", "0.01")
     assert result.exit_code == 0, result.output
     summary_data = json.loads((out / "summary.json").read_text(encoding="utf8"))
     assert summary_data["labels"][-1]["out_of_scope"] > 0

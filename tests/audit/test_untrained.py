@@ -5,27 +5,20 @@ audit printed "✔ 0 suspected missing entities; estimated miss rate 96.3 %
 better on dev than its model after one update is refused, naming the
 setting to raise; folds that learned little qualify the estimate."""
 import json
-import re
 
 import pytest
-from typer.testing import CliRunner
 
 from spacy_imbalance.audit import run as audit_run
 from spacy_imbalance.audit.folds import (
     FOLD_FILE, TRAIN_LOG, fold_curve, fold_dir, prepare_plan, spacy_trainer, train_fold, untrained_reason,
 )
-from spacy_imbalance.audit.estimate import Calibration
-from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, check_folds_learned, headline, learned_little, run_audit
-from spacy_imbalance.cli import app
-from spacy_imbalance.corpus.docs_io import load_docs, write_docbin
+from spacy_imbalance.audit.run import DEFAULT_CONFIG, AuditSettings, check_folds_learned, learned_little, run_audit
+from spacy_imbalance.corpus.docs_io import load_docs
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from ._audit import audit_command, plain, summary_headline
+
 # the default config's [training] with the issue's override
 ISSUE_TRAINING = {"max_steps": 50, "eval_frequency": 200, "patience": 1000, "max_epochs": 0}
-
-
-def _plain(output):
-    return " ".join(ANSI.sub("", output).split())
 
 
 # --- the rule: a dev score above step 0's ---------------------------------------
@@ -151,23 +144,13 @@ def test_run_audit_refuses_folds_whose_best_is_step_0_before_scoring(tmp_path, t
 
 
 def _audit_cli(tmp_path, toy_corpus, trainer, monkeypatch):
-    train_fold_of = audit_run.train_fold
-
-    def fast(*args, **kwargs):
-        return train_fold_of(*args, **{**kwargs, "trainer": trainer})
-
-    monkeypatch.setattr(audit_run, "train_fold", fast)
-    train = tmp_path / "train.spacy"
-    write_docbin(load_docs(toy_corpus / "train.spacy")[:12], train)
-    out = tmp_path / "audit"
-    result = CliRunner().invoke(app, ["audit", str(train), "-o", str(out), "--folds", "2", "--resamples", "0",
-                                      "--training.max_steps", "50"])
-    return result, out
+    docs = load_docs(toy_corpus / "train.spacy")[:12]
+    return audit_command(tmp_path, docs, trainer, monkeypatch, "--training.max_steps", "50")
 
 
 def test_the_audit_command_prints_no_estimate_from_untrained_folds(tmp_path, toy_corpus, init_only_trainer, monkeypatch):
     result, out = _audit_cli(tmp_path, toy_corpus, _logging_trainer(init_only_trainer, [[0, 0.0]]), monkeypatch)
-    said = _plain(result.output)
+    said = plain(result.output)
     assert result.exit_code == 1, said
     assert "No miss rate is estimated: in folds 1, 2 of 2" in said and "raise --training.max_steps well above 200" in said
     assert "estimated miss rate" not in said
@@ -179,14 +162,12 @@ def test_the_audit_command_says_the_folds_learned_little_beside_the_estimate(tmp
     trainer = _logging_trainer(init_only_trainer, [[0, 0.0], [200, 0.03]])
     result, out = _audit_cli(tmp_path, toy_corpus, trainer, monkeypatch)
     assert result.exit_code == 0, result.output
-    summary = json.loads((out / "summary.json").read_text(encoding="utf8"))
-    total = summary["labels"][-1]
-    line = headline(total["suspects"], 0.5, {k: v for k, v in total.items() if k not in ("label", "suspects")}, Calibration.SELF)
+    summary, line = summary_headline(out)
     note = ("The fold models learned little: their best dev scores (the score that picked each checkpoint, 0-1) are "
             "0.03 (fold 1), 0.03 (fold 2), below 0.1 on average.")
     # a warning, not a tick, and the note right after it
-    assert f"⚠ {line} ⚠ {note}" in _plain(result.output)
-    assert f"✔ {line}" not in _plain(result.output)
+    assert f"⚠ {line} ⚠ {note}" in plain(result.output)
+    assert f"✔ {line}" not in plain(result.output)
     assert summary["notes"][0].startswith(note)
     assert f"> {summary['notes'][0]}" in (out / "summary.md").read_text(encoding="utf8")
 

@@ -45,18 +45,24 @@ def write_docs(path, docs):
     return path
 
 
-def corpus_config(*readers, path, section="corpus"):
+def corpus_config(*readers, path, section="corpus", augmenter=()):
     """The config text of nested readers, parsed: the first reader in
     [section], each next one as the `corpus` of the one before, and the path
     in the innermost. A reader is its name without prefix and version
-    ("MaskedCorpus") followed by its setting lines ("p = 0.5"). Parsing is
-    left to Config, as for a real config file, so values such as "1e400" or
-    "0.5" for an integer reach the readers' validation as written."""
+    ("MaskedCorpus"), or another reader's registered name ("spacy.Corpus.v1"),
+    followed by its setting lines ("p = 0.5"); ``augmenter``, the
+    innermost reader's augmenter, likewise (its registered name first).
+    Parsing is left to Config, as for a real config file, so values such as
+    "1e400" or "0.5" for an integer reach the readers' validation as written."""
     blocks = []
     for depth, (name, *settings) in enumerate(readers):
         header = ".".join([section] + ["corpus"] * depth)
-        blocks.append([f"[{header}]", f'@readers = "spacy-imbalance.{name}.v1"', *settings])
+        registered = name if "." in name else f"spacy-imbalance.{name}.v1"
+        blocks.append([f"[{header}]", f'@readers = "{registered}"', *settings])
     blocks[-1].append(f'path = "{path}"')
+    if augmenter:
+        name, *settings = augmenter
+        blocks.append([f"[{header}.augmenter]", f'@augmenters = "{name}"', *settings])
     return Config().from_str("\n\n".join("\n".join(block) for block in blocks))
 
 

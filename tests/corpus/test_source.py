@@ -1,9 +1,12 @@
 """What the readers share (``corpus/source.py``): a CoNLL path reads as the
 commands read it (issue 31, L3: it gave 0 examples and only spaCy's W090)."""
+import inspect
+import typing
 import warnings
 
 import pytest
 from spacy.util import registry
+from thinc.api import ConfigValidationError
 
 from spacy_imbalance.corpus.source import ConllCorpus, source_corpus
 from spacy_imbalance.corpus.conll import ConllFormatError
@@ -80,3 +83,76 @@ def test_source_spacy_files_and_folders_still_read_by_spacy_corpus(tmp_path, con
     source = source_corpus("test", folder, None)
     assert not isinstance(source, ConllCorpus)
     assert len(list(source(nlp))) == 4
+
+
+# The released config schema of the readers (spaCy validates configs against
+# these signatures), as they were before their source options got one home.
+CALLABLE_READER = "Optional[Callable[[spacy.language.Language], Iterable[spacy.training.example.Example]]]"
+SOURCE_OPTIONS = (
+    f"corpus: {CALLABLE_READER} = None, gold_preproc: bool = False, max_length: int = 0, limit: int = 0, "
+    "augmenter: Optional[Callable] = None"
+)
+SIGNATURES = {
+    "AugmentedCorpus": (
+        "method: Literal['label_wise_token_replacement', 'mention_replacement', 'shuffle_within_segments', 'all'] "
+        "= 'all', p: float = 0.3, n_copies: int = 1, seed: int = 0, spans_key: Optional[str] = None",
+        "augmentation",
+    ),
+    "DistantCorpus": (
+        "dictionary_fraction: float = 0.5, seed: int = 0, min_length: int = 2, spans_key: Optional[str] = None",
+        "distant",
+    ),
+    "MaskedCorpus": (
+        "p: float, seed: int = 0, spans_key: Optional[str] = None, masked_key: str = 'masked'",
+        "masking",
+    ),
+    "ResampledCorpus": (
+        "method: Literal['none', 'sC', 'sCR', 'sCRD', 'nsCRD'] = 'sCR', count: Literal['tokens', 'mentions'] "
+        "= 'tokens', spans_key: Optional[str] = None",
+        "resampling",
+    ),
+    "ScopedCorpus": ("labels: List[str], spans_key: Optional[str] = None", "scopes"),
+    "SubsampledCorpus": (
+        "n_sentences: int, entity_token_ratio: Optional[float] = None, seed: int = 0, tolerance: float = 0.005, "
+        "spans_key: Optional[str] = None",
+        "subsampling",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SIGNATURES))
+def test_source_reader_signatures_are_the_released_schema(name):
+    """Every reader keeps its signature: names, order, kinds, type hints and
+    defaults, as ``inspect.signature`` (what confection builds the config
+    schema from) and ``typing.get_type_hints`` (how it resolves the hints) see them."""
+    own, package = SIGNATURES[name]
+    func = registry.readers.get(f"spacy-imbalance.{name}.v1")
+    signature = inspect.signature(func)
+    returns = f"spacy_imbalance.corpus.{package}.reader.{name}"
+    assert str(signature) == f"(path: Optional[pathlib.Path] = None, *, {own}, {SOURCE_OPTIONS}) -> {returns}"
+    hints = typing.get_type_hints(func)
+    assert hints == {
+        **{p.name: p.annotation for p in signature.parameters.values()},
+        "return": signature.return_annotation,
+    }
+    # what `spacy debug config --show-functions` prints: the reader's own module, file and line
+    found = registry.readers.find(f"spacy-imbalance.{name}.v1")
+    assert found["module"] == f"spacy_imbalance.corpus.{package}.reader"
+    assert found["file"] == inspect.getsourcefile(inspect.getmodule(func))
+    assert found["line_no"] == inspect.getsourcelines(func)[1]
+
+
+@pytest.mark.parametrize("setting,match", [("limt = 2", "limt"), ('limit = "two"', "limit"), ("max_length = 1.5", "max_length")])
+def test_source_options_are_validated_as_config(conll_path, setting, match):
+    """The options ``reads_source`` adds are checked like the readers' own:
+    a misspelt or mistyped one fails when the config is resolved."""
+    config = corpus_config(("ResampledCorpus", setting), path=conll_path)
+    with pytest.raises(ConfigValidationError, match=match):
+        registry.resolve(config)
+
+
+def test_source_options_bound_on_a_direct_call(conll_path, nlp):
+    create = registry.readers.get("spacy-imbalance.ResampledCorpus.v1")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'limt'"):
+        create(conll_path, limt=2)
+    assert len(list(create(conll_path, method="none", limit=2)(nlp))) == 2

@@ -2,12 +2,9 @@
 several scoped corpora, the union of their labels, refusals that name the
 option, and a written config that trains with `spacy train`."""
 import re
-import subprocess
-import sys
 
 import pytest
 import spacy
-from spacy.tokens import DocBin
 from spacy.util import load_config, registry
 from typer.testing import CliRunner
 
@@ -16,6 +13,8 @@ from spacy_imbalance.corpus.scopes import get_label_scope
 from spacy_imbalance.init_config import ConfigChoice, build_config, fill_config, validate_config
 from spacy_imbalance.init_config.options import LOSSES, SCOPED_LOSS_NAMES
 from spacy_imbalance.pipeline.tagging.scopes import check_scoped_loss
+
+from ..pipeline._scoped import train_with_spacy, write_corpora
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SCOPED = (("corpus/people.spacy", ("PER", "ORG")), ("corpus/products.spacy", ("PRODUCT", "LOC")))
@@ -106,26 +105,13 @@ def test_init_config_cli_refuses_a_bad_scoped_value(tmp_path):
         assert not out.exists()
 
 
-def write_corpus(path, nlp, data):
-    DocBin(docs=[_doc(nlp, text, ents) for text, ents in data], store_user_data=True).to_disk(path)
-
-
-def _doc(nlp, text, ents):
-    doc = nlp.make_doc(text)
-    doc.ents = [doc.char_span(start, end, label=label) for start, end, label in ents]
-    return doc
-
-
 PEOPLE = [("Kate met Tim at IBM .", [(0, 4, "PER"), (9, 12, "PER")]), ("Ask Kate in Paris .", [(4, 8, "PER")])]
 PLACES = [("Kate flew to Paris .", [(13, 18, "LOC")]), ("Berlin and Paris .", [(0, 6, "LOC"), (11, 16, "LOC")])]
 DEV = [("Kate lives in Berlin .", [(0, 4, "PER"), (14, 20, "LOC")])]
 
 
 def test_init_config_scoped_trains_with_spacy_train_on_scoped_docs(tmp_path):
-    nlp = spacy.blank("en")
-    write_corpus(tmp_path / "people.spacy", nlp, PEOPLE)
-    write_corpus(tmp_path / "places.spacy", nlp, PLACES)
-    write_corpus(tmp_path / "dev.spacy", nlp, DEV)
+    write_corpora(tmp_path, people=PEOPLE, places=PLACES, dev=DEV)
     out = tmp_path / "scoped.cfg"
     people, places = f"{tmp_path / 'people.spacy'}=PER,ORG", f"{tmp_path / 'places.spacy'}=LOC"
     result, output = _invoke(out, "--component", "token_ner", "--scoped", people, "--scoped", places)
@@ -136,12 +122,7 @@ def test_init_config_scoped_trains_with_spacy_train_on_scoped_docs(tmp_path):
     assert config["initialize"]["components"]["token_ner"] == {"labels": ["LOC", "ORG", "PER"]}
     # its train corpus yields the docs of each file with that file's scope
     corpus = registry.resolve(load_config(out, overrides={"paths.dev": str(tmp_path / "dev.spacy")}).interpolate()["corpora"])["train"]
-    scopes = [(eg.reference.text, get_label_scope(eg.reference)) for eg in corpus(nlp)]
+    scopes = [(eg.reference.text, get_label_scope(eg.reference)) for eg in corpus(spacy.blank("en"))]
     assert scopes == [(text, frozenset({"ORG", "PER"})) for text, _ in PEOPLE] + [(text, frozenset({"LOC"})) for text, _ in PLACES]
-    trained = subprocess.run(
-        [sys.executable, "-m", "spacy", "train", str(out), "--output", str(tmp_path / "model"),
-         "--paths.dev", str(tmp_path / "dev.spacy"), "--training.max_steps", "2", "--training.eval_frequency", "1"],
-        capture_output=True, text=True,
-    )
-    assert trained.returncode == 0, trained.stdout + trained.stderr
-    assert spacy.load(tmp_path / "model" / "model-last").get_pipe("token_ner").labels == ("LOC", "ORG", "PER")
+    trained = train_with_spacy(out, tmp_path / "dev.spacy", tmp_path / "model")
+    assert trained.get_pipe("token_ner").labels == ("LOC", "ORG", "PER")

@@ -11,6 +11,8 @@ from thinc.api import Config, registry
 
 from spacy_imbalance.losses import AUCMarginLoss, AUCMarginResult
 
+from ._gradients import numeric_gradient
+
 FORMS = ["conditional", "libauc", "libauc-imratio"]
 
 
@@ -90,16 +92,6 @@ def _random_case(seed, n_tokens=9, n_tasks=3):
     return h, truths, a, b, alpha
 
 
-def _numeric(func, x, eps=1e-6):
-    grad = numpy.zeros_like(x)
-    for index in numpy.ndindex(*x.shape):
-        up, down = x.copy(), x.copy()
-        up[index] += eps
-        down[index] -= eps
-        grad[index] = (func(up) - func(down)) / (2 * eps)
-    return grad
-
-
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_auc_margin_gradients_match_finite_differences(form, seed):
@@ -111,11 +103,11 @@ def test_auc_margin_gradients_match_finite_differences(form, seed):
     def value(h=h, a=a, b=b, alpha=alpha):
         return loss.compute(h, truths, a, b, alpha, task_weights=weights).loss
 
-    numpy.testing.assert_allclose(result.d_h, _numeric(lambda x: value(h=x), h), atol=1e-7)
-    numpy.testing.assert_allclose(result.d_a, _numeric(lambda x: value(a=x), a), atol=1e-7)
-    numpy.testing.assert_allclose(result.d_b, _numeric(lambda x: value(b=x), b), atol=1e-7)
+    numpy.testing.assert_allclose(result.d_h, numeric_gradient(lambda x: value(h=x), h), atol=1e-7)
+    numpy.testing.assert_allclose(result.d_a, numeric_gradient(lambda x: value(a=x), a), atol=1e-7)
+    numpy.testing.assert_allclose(result.d_b, numeric_gradient(lambda x: value(b=x), b), atol=1e-7)
     # d_alpha is per task and unweighted: the weighted loss's gradient divided by the weights.
-    d_alpha = _numeric(lambda x: value(alpha=x), alpha)
+    d_alpha = numeric_gradient(lambda x: value(alpha=x), alpha)
     numpy.testing.assert_allclose(result.d_alpha * weights, d_alpha, atol=1e-7)
     unweighted = loss.compute(h, truths, a, b, alpha)
     numpy.testing.assert_allclose(unweighted.d_alpha, result.d_alpha)

@@ -3,17 +3,15 @@ loss of a candidate not annotated as an entity (values by hand, finite
 differences, exact gradients elsewhere), today's training where no scope
 leaves a type out, the sampler's draws unchanged, two differently scoped
 corpora trained together, the clear errors, serialisation, multiprocessing,
-empty docs and the device budgets."""
+empty docs and the device budgets (the errors and the device comparison it
+shares with token_ner are in test_scoped_components)."""
 import math
-import subprocess
-import sys
 
 import numpy
 import pytest
 import spacy
 from numpy.testing import assert_allclose, assert_array_equal
 from spacy.language import Language
-from spacy.tokens import DocBin, Span
 from spacy.training import Example
 from spacy.util import load_config, registry
 
@@ -22,12 +20,14 @@ from spacy_imbalance.losses import partial_label_loss
 from spacy_imbalance.models.span_scorer import SpanScores
 from spacy_imbalance.spans.candidates import enumerate_candidates
 
-from ..device import device, seeded_initialize, seeded_updates, update_counts
+from ..device import seeded_initialize, seeded_updates
 from ..init_config.test_scoped import _invoke
-from .test_token_ner import LOSSES, pred_ents
+from ..losses._gradients import numeric_gradient
+from ._scoped import ALL_LOSSES, SCOPED_LOSSES, UNSCOPED, ScopedComponent, expected_loss
+from ._scoped import train_with_spacy, write_corpora, write_corpus
+from .test_token_ner import pred_ents
 
 NAME = "sampled_spancat"
-OWNER = "sampled_spancat 'sampled_spancat'"
 LABELS = ["LOC", "PER"]
 CLASSES = ["O", "LOC", "PER"]
 # (text, entities or BILUO tags with "-" = missing, scope or None, rejected spans as token ranges)
@@ -39,37 +39,9 @@ DATA = [
     # annotated for places only, and a reviewer rejected "Kate" (a known negative: O, whatever the scope)
     ("London and Paris and Kate .", [(0, 6, "LOC"), (11, 16, "LOC")], ["LOC"], [(4, 5)]),
 ]
-SCOPED_LOSSES = ["ce", "wce1", "wce2", "focal", "focal_alpha"]
-ALL_LOSSES = {**LOSSES, "focal_alpha": {"@losses": "spacy-imbalance.FocalLoss.v1", "gamma": 1.5, "alpha": 0.25}}
 WIDTH = 2
-
-
-def make_nlp(loss: str = "ce", **cfg) -> Language:
-    nlp = spacy.blank("en")
-    nlp.add_pipe(NAME, config={"max_span_width": WIDTH, **cfg, "loss": ALL_LOSSES[loss]})
-    return nlp
-
-
-def make_examples(nlp: Language, scopes=None):
-    """DATA's examples, each with its scope (or ``scopes``, one per example)."""
-    examples = []
-    for i, (text, annotation, scope, rejected) in enumerate(DATA):
-        eg = Example.from_dict(nlp.make_doc(text), {"entities": annotation})
-        if rejected:
-            eg.reference.spans["incorrect_spans"] = [Span(eg.reference, s, e) for s, e in rejected]
-        scope = scope if scopes is None else scopes[i]
-        if scope is not None:
-            set_label_scope(eg.reference, scope)
-        examples.append(eg)
-    return examples
-
-
-def initialized(loss: str = "ce", scopes=None, **cfg):
-    nlp = make_nlp(loss, **cfg)
-    examples = make_examples(nlp, scopes)
-    seeded_initialize(nlp, examples)
-    assert nlp.get_pipe(NAME).classes == CLASSES
-    return nlp, examples
+COMPONENT = ScopedComponent(NAME, DATA, LABELS, "classes", CLASSES, {"max_span_width": WIDTH})
+make_nlp, make_examples, initialized = COMPONENT.make_nlp, COMPONENT.make_examples, COMPONENT.initialized
 
 
 def random_scores(nlp, examples, seed=0, dtype="float64") -> SpanScores:
@@ -110,29 +82,6 @@ def candidate_rows(examples, scopes=None):
     return rows
 
 
-def expected_loss(loss_name, nlp, examples, logits) -> float:
-    """The loss from its definition: per trained candidate, the configured
-    loss of the probability of its allowed classes, over their number."""
-    settings = ALL_LOSSES[loss_name]
-    pipe = nlp.get_pipe(NAME)
-    total, n = 0.0, 0
-    for row, (_, _, gold, allowed) in zip(numpy.asarray(logits, dtype="float64"), candidate_rows(examples)):
-        if gold < 0:
-            continue
-        p = numpy.exp(row - row.max()) / numpy.exp(row - row.max()).sum()
-        p_allowed = p[allowed].sum()
-        term = -math.log(p_allowed)
-        if settings["@losses"].endswith("WeightedCrossEntropy.v1"):
-            term *= pipe.loss.weights[gold]  # a row not annotated as an entity weighs as O (gold 0)
-        if settings["@losses"].endswith("FocalLoss.v1"):
-            alpha = settings.get("alpha")
-            weight = 1.0 if alpha is None else (1 - alpha if gold == 0 else alpha)
-            term *= weight * (1 - p_allowed) ** settings["gamma"]
-        total += term
-        n += 1
-    return total / n
-
-
 # -- the loss --------------------------------------------------------------------
 
 
@@ -164,10 +113,14 @@ def test_partial_loss_by_hand_on_one_sentence():
 
 @pytest.mark.parametrize("loss", SCOPED_LOSSES)
 def test_scoped_loss_is_the_configured_loss_of_the_allowed_classes(loss):
+    """Per trained candidate, the configured loss of the probability of its
+    allowed classes, over their number."""
     nlp, examples = initialized(loss)
+    pipe = nlp.get_pipe(NAME)
     scores = random_scores(nlp, examples)
-    value, _ = nlp.get_pipe(NAME).get_loss(examples, scores)
-    assert value == pytest.approx(expected_loss(loss, nlp, examples, scores.logits), rel=1e-12)
+    value, _ = pipe.get_loss(examples, scores)
+    rows = [(gold, allowed) for _, _, gold, allowed in candidate_rows(examples)]
+    assert value == pytest.approx(expected_loss(ALL_LOSSES[loss], pipe.loss, scores.logits, rows), rel=1e-12)
 
 
 @pytest.mark.parametrize("loss", SCOPED_LOSSES)
@@ -176,17 +129,7 @@ def test_scoped_loss_gradient_matches_finite_differences(loss):
     pipe = nlp.get_pipe(NAME)
     scores = random_scores(nlp, examples, seed=1)
     _, grad = pipe.get_loss(examples, scores)
-    logits, eps = scores.logits, 1e-6
-    numeric = numpy.zeros_like(logits)
-    for index in numpy.ndindex(*logits.shape):
-        saved = logits[index]
-        logits[index] = saved + eps
-        up = pipe.get_loss(examples, scores)[0]
-        logits[index] = saved - eps
-        down = pipe.get_loss(examples, scores)[0]
-        logits[index] = saved
-        numeric[index] = (up - down) / (2 * eps)
-    assert_allclose(grad, numeric, rtol=1e-5, atol=1e-9)
+    assert_allclose(grad, numeric_gradient(lambda x: pipe.get_loss(examples, SpanScores(scores.candidates, x))[0], scores.logits), rtol=1e-5, atol=1e-9)
     missing = [r for r, (_, _, gold, _) in enumerate(candidate_rows(examples)) if gold < 0]
     assert missing and not grad[missing].any()  # candidates touching a missing token are not trained
 
@@ -218,7 +161,7 @@ def test_out_of_scope_types_are_never_pushed_down():
     rows = candidate_rows(examples)
     n_trained = sum(gold >= 0 for _, _, gold, _ in rows)
     _, grad = pipe.get_loss(examples, scores)
-    _, plain = pipe.get_loss(make_examples(nlp, scopes=[None, None, None]), scores)
+    _, plain = pipe.get_loss(make_examples(nlp, scopes=UNSCOPED), scores)
     opened = open_rows(examples)
     assert {rows[r][0] for r in opened} == {0, 2}
     p = numpy.exp(scores.logits) / numpy.exp(scores.logits).sum(axis=1, keepdims=True)
@@ -245,12 +188,10 @@ def test_out_of_scope_types_are_never_pushed_down():
 # MoMLoss.v2 averages per sentence: sampled_spancat refuses it whatever the scopes
 @pytest.mark.parametrize("loss", sorted(set(ALL_LOSSES) - {"mom_v2"}))
 def test_a_scope_of_every_type_is_today_s_loss_and_gradient(loss):
-    nlp, _ = initialized(loss, scopes=[None, None, None])
+    nlp, plain = initialized(loss, scopes=UNSCOPED)
     pipe = nlp.get_pipe(NAME)
-    plain = make_examples(nlp, scopes=[None, None, None])
-    full = make_examples(nlp, scopes=[LABELS, None, LABELS])
     scores = random_scores(nlp, plain, seed=4, dtype="float32")
-    value, grad = pipe.get_loss(full, scores)
+    value, grad = pipe.get_loss(make_examples(nlp, scopes=[LABELS, None, LABELS]), scores)
     expected_value, expected_grad = pipe.get_loss(plain, scores)
     assert value == expected_value
     assert_array_equal(grad, expected_grad)
@@ -270,7 +211,7 @@ def test_scope_o_weight_mixes_the_partial_label_with_o(loss):
         scoped = make_examples(nlp, scopes)
         scores = random_scores(nlp, scoped, seed=6)
         values[weight] = pipe.get_loss(scoped, scores)
-    naive = make_examples(nlp, scopes=[None, None, None])
+    naive = make_examples(nlp, scopes=UNSCOPED)
     naive_value, naive_grad = pipe.get_loss(naive, scores)
     assert values[1.0][0] == pytest.approx(naive_value, rel=1e-12)
     assert_allclose(values[1.0][1], naive_grad, rtol=1e-12, atol=1e-15)
@@ -284,17 +225,7 @@ def test_scope_o_weight_gradient_matches_finite_differences():
     pipe = nlp.get_pipe(NAME)
     scores = random_scores(nlp, examples, seed=7)
     _, grad = pipe.get_loss(examples, scores)
-    logits, eps = scores.logits, 1e-6
-    numeric = numpy.zeros_like(logits)
-    for index in numpy.ndindex(*logits.shape):
-        saved = logits[index]
-        logits[index] = saved + eps
-        up = pipe.get_loss(examples, scores)[0]
-        logits[index] = saved - eps
-        down = pipe.get_loss(examples, scores)[0]
-        logits[index] = saved
-        numeric[index] = (up - down) / (2 * eps)
-    assert_allclose(grad, numeric, rtol=1e-5, atol=1e-9)
+    assert_allclose(grad, numeric_gradient(lambda x: pipe.get_loss(examples, SpanScores(scores.candidates, x))[0], scores.logits), rtol=1e-5, atol=1e-9)
 
 
 @pytest.mark.parametrize("weight", [-0.1, 1.5])
@@ -319,14 +250,14 @@ def test_a_scope_of_every_type_trains_and_predicts_as_today(loss):
         docs = list(nlp.pipe(texts))
         return history, pred_ents(docs), [list(doc.spans["sc"].attrs["scores"]) for doc in docs]
 
-    assert run([LABELS, LABELS, LABELS]) == run([None, None, None])
+    assert run([LABELS, LABELS, LABELS]) == run(UNSCOPED)
 
 
 def test_the_sampler_draws_the_same_negatives_with_scopes():
     nlp, examples = initialized("ce")
     pipe = nlp.get_pipe(NAME)
     drawn = []
-    for batch in (examples, make_examples(nlp, scopes=[None, None, None])):
+    for batch in (examples, make_examples(nlp, scopes=UNSCOPED)):
         pipe.reseed(7)
         candidates, targets, negatives = pipe.sample_negatives(batch)
         drawn.append((targets.classes.tolist(), negatives.tolist()))
@@ -344,58 +275,15 @@ def test_labels_from_the_data_include_a_scope_s_types_without_entities():
     assert nlp.get_pipe(NAME).labels == ("LOC", "MISC", "PER")
 
 
-def test_a_scope_naming_a_label_the_component_lacks_is_refused_at_initialize():
-    nlp = make_nlp()
-    nlp.config["initialize"]["components"][NAME] = {"labels": LABELS}
-    examples = make_examples(nlp, scopes=[["PER", "MISC"], None, None])
-    with pytest.raises(ValueError) as err:
-        nlp.initialize(get_examples=lambda: examples)
-    assert str(err.value).startswith(
-        f"{OWNER}: the training data's label scope ['MISC', 'PER'] names labels the model does not have: 'MISC'"
-    )
-
-
-def test_a_scope_outside_the_labels_in_a_batch_names_the_example():
-    nlp, _ = initialized("ce")
-    examples = make_examples(nlp, scopes=[None, None, ["LOC", "MISC"]])
-    with pytest.raises(ValueError) as err:
-        nlp.update(examples)
-    assert str(err.value).startswith(
-        f"{OWNER}: example 2 of the batch: label scope ['LOC', 'MISC'] names labels the model does not have: 'MISC'"
-    )
-
-
 def test_a_gold_span_outside_its_scope_names_the_example_and_the_span():
     nlp, _ = initialized("ce")
     examples = make_examples(nlp, scopes=[["LOC"], None, None])
     with pytest.raises(ValueError) as err:
         nlp.update(examples)
     assert str(err.value) == (
-        f"{OWNER}: example 0 of the batch: the entity 'Kate' (tokens 0-1, in doc.ents) has the label 'PER', "
+        f"{COMPONENT.owner}: example 0 of the batch: the entity 'Kate' (tokens 0-1, in doc.ents) has the label 'PER', "
         "outside the label scope ['LOC']; add the label to the scope or remove the entity"
     )
-
-
-REFUSED = {"dice": "DiceLoss", "mom": "MoMLoss"}
-
-
-@pytest.mark.parametrize("loss", sorted(REFUSED))
-def test_a_loss_without_partial_form_is_refused_naming_it(loss):
-    refusal = (
-        f"{OWNER}: the training data has label scopes (documents that annotate only some entity types), "
-        f"and the loss {REFUSED[loss]} has no partial-label form"
-    )
-    nlp = make_nlp(loss)
-    examples = make_examples(nlp)
-    with pytest.raises(ValueError) as at_initialize:
-        nlp.initialize(get_examples=lambda: examples)
-    assert str(at_initialize.value).startswith(refusal)
-    # scopes that appear only in training batches are refused there
-    nlp = make_nlp(loss)
-    optimizer = nlp.initialize(get_examples=lambda: make_examples(nlp, scopes=[None, None, None]))
-    with pytest.raises(ValueError) as at_update:
-        nlp.update(examples, sgd=optimizer)
-    assert str(at_update.value).startswith(refusal)
 
 
 # -- corpora annotated for different types ------------------------------------------
@@ -415,15 +303,6 @@ PLACES = [
 COMPLETE = [("Ann flew to Paris .", [(0, 3, "PER"), (12, 17, "LOC")]), ("It is big in here .", [])]
 # the unannotated entities of the one-type corpora: (text, start, label)
 UNANNOTATED = [("Kate lives in London .", 3, "LOC"), ("Tim works in London .", 3, "LOC"), ("Kate left Paris for London .", 0, "PER")]
-
-
-def write_corpus(path, nlp, data):
-    docs = []
-    for text, ents in data:
-        doc = nlp.make_doc(text)
-        doc.ents = [doc.char_span(start, end, label=label) for start, end, label in ents]
-        docs.append(doc)
-    DocBin(docs=docs, store_user_data=True).to_disk(path)
 
 
 def combined_corpus(tmp, nlp, scoped: bool):
@@ -512,30 +391,11 @@ def test_empty_scoped_docs():
 # -- devices -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("loss", ["ce", "focal_alpha"])
-def test_scoped_training_on_device_is_numpy_s(device_ops, loss):
-    def run():
-        nlp = make_nlp(loss)
-        return seeded_updates(nlp, make_examples(nlp), NAME, n_updates=3)
-
-    with device("numpy"):
-        expected = run()
-    history = run()
-    if device_ops.name == "cupy":
-        assert all(numpy.isfinite(history))
-        return  # cupy initialises the weights and samples from its own random streams
-    assert history == pytest.approx(expected, rel=1e-5)
-
-
 @pytest.mark.parametrize("loss", ["ce", "wce1", "focal_alpha"])
 def test_scoped_update_round_trips_do_not_grow_with_docs(fake_ops, loss):
-    nlp = make_nlp(loss)
-    scoped, plain = make_examples(nlp), make_examples(nlp, scopes=[None, None, None])
-    seeded_initialize(nlp, scoped)
-    few, many = (update_counts(fake_ops, nlp, scoped, n) for n in (3, 30))
+    (few, many), plain = COMPONENT.update_counts(fake_ops, loss, sizes=(3, 30))
     assert few.round_trips == many.round_trips and many.loops == 0
-    for n, counts in ((3, few), (30, many)):
-        without = update_counts(fake_ops, nlp, plain, n)
+    for counts, without in zip((few, many), plain):
         # the trained rows' classes come back in the copy the loss makes without scopes, and the
         # scopes cost two uploads per batch: the rows' gold ids and the mask of their allowed classes
         assert counts.round_trips == without.round_trips and counts.uploads == without.uploads + 2
@@ -546,20 +406,12 @@ def test_scoped_update_round_trips_do_not_grow_with_docs(fake_ops, loss):
 
 
 def test_init_config_scoped_sampled_spancat_trains_with_spacy_train(tmp_path):
-    nlp = spacy.blank("en")
-    write_corpus(tmp_path / "people.spacy", nlp, PEOPLE)
-    write_corpus(tmp_path / "places.spacy", nlp, PLACES)
-    write_corpus(tmp_path / "dev.spacy", nlp, COMPLETE)
+    write_corpora(tmp_path, people=PEOPLE, places=PLACES, dev=COMPLETE)
     out = tmp_path / "scoped.cfg"
     result, output = _invoke(
         out, "--component", NAME, "--scoped", f"{tmp_path / 'people.spacy'}=PER", "--scoped", f"{tmp_path / 'places.spacy'}=LOC"
     )
     assert result.exit_code == 0, output
     assert load_config(out, interpolate=False)["initialize"]["components"][NAME] == {"labels": ["LOC", "PER"]}
-    trained = subprocess.run(
-        [sys.executable, "-m", "spacy", "train", str(out), "--output", str(tmp_path / "model"),
-         "--paths.dev", str(tmp_path / "dev.spacy"), "--training.max_steps", "2", "--training.eval_frequency", "1"],
-        capture_output=True, text=True,
-    )
-    assert trained.returncode == 0, trained.stdout + trained.stderr
-    assert spacy.load(tmp_path / "model" / "model-last").get_pipe(NAME).labels == ("LOC", "PER")
+    trained = train_with_spacy(out, tmp_path / "dev.spacy", tmp_path / "model")
+    assert trained.get_pipe(NAME).labels == ("LOC", "PER")

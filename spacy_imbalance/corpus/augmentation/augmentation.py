@@ -25,7 +25,7 @@ import random
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple, Union
 
 from spacy.tokens import Doc, Span, SpanGroup
 
@@ -105,12 +105,9 @@ def validate_settings(method: str, p: float, n_copies: int) -> None:
 def label_wise_token_replacement(
     sentence: TaggedSentence, pools: AugmentationPools, p: float, rng: random.Random
 ) -> TaggedSentence:
-    """Replace each token, with probability p, by a pool token of the same tag.
+    """Replace each token, with probability p, by a pool token of the same
+    tag (arguments as for ``augment_sentence``).
 
-    sentence (TaggedSentence): the sentence to augment (not changed).
-    pools (AugmentationPools): the tokens to draw from.
-    p (float): the probability of replacing each token.
-    rng (random.Random): the source of randomness.
     RETURNS (TaggedSentence): the copy; tags and spaces as in ``sentence``.
     """
     words = list(sentence.words)
@@ -126,12 +123,9 @@ def label_wise_token_replacement(
 def mention_replacement(
     sentence: TaggedSentence, pools: AugmentationPools, p: float, rng: random.Random
 ) -> TaggedSentence:
-    """Replace each mention, with probability p, by a pool mention of the same type.
+    """Replace each mention, with probability p, by a pool mention of the
+    same type (arguments as for ``augment_sentence``).
 
-    sentence (TaggedSentence): the sentence to augment (not changed).
-    pools (AugmentationPools): the mentions to draw from.
-    p (float): the probability of replacing each mention.
-    rng (random.Random): the source of randomness.
     RETURNS (TaggedSentence): the copy; a new mention is tagged B-T, I-T, ...
     """
     words: List[str] = []
@@ -182,11 +176,9 @@ def segments(tags: Sequence[str]) -> List[Tuple[int, int]]:
 
 
 def shuffle_within_segments(sentence: TaggedSentence, p: float, rng: random.Random) -> TaggedSentence:
-    """Shuffle the tokens of each segment with probability p.
+    """Shuffle the tokens of each segment with probability p (arguments as
+    for ``augment_sentence``).
 
-    sentence (TaggedSentence): the sentence to augment (not changed).
-    p (float): the probability of shuffling each segment.
-    rng (random.Random): the source of randomness.
     RETURNS (TaggedSentence): the copy; tags and spaces stay at their positions.
     """
     words = list(sentence.words)
@@ -205,8 +197,10 @@ def augment_sentence(
 
     sentence (TaggedSentence): the sentence to augment (not changed).
     method (AugmentMethod): one of METHODS; "all" applies LwTR, MR, then SiS.
-    pools (AugmentationPools): what the replacements draw from.
-    p (float): the probability of each replacement or shuffle.
+    pools (AugmentationPools): what the replacements draw from: tokens by
+        tag, mentions by type.
+    p (float): the probability of each replacement (of a token, of a
+        mention) or shuffle (of a segment).
     rng (random.Random): the source of randomness.
     RETURNS (TaggedSentence): the augmented copy.
     """
@@ -272,22 +266,14 @@ def augmented_copies(
     return output
 
 
-def augment_docs(
-    docs: Iterable[Doc],
-    method: AugmentMethod,
-    *,
-    p: float = 0.3,
-    n_copies: int = 1,
-    seed: int = 0,
-    spans_key: Optional[str] = None,
-) -> List[Doc]:
+def augment_docs(docs: Iterable[Doc], method: AugmentMethod, **settings: Any) -> List[Doc]:
     """Every sentence followed by its augmented copies (size x(1 + n_copies)).
 
     Arguments as for ``augmented_copies`` (here ``docs`` may be any iterable).
     RETURNS (List[Doc]): for each input doc, the doc itself, then its copies.
     """
     docs = list(docs)
-    all_copies = augmented_copies(docs, method, p=p, n_copies=n_copies, seed=seed, spans_key=spans_key)
+    all_copies = augmented_copies(docs, method, **settings)
     output: List[Doc] = []
     for doc, copies in zip(docs, all_copies):
         output.append(doc)

@@ -2,13 +2,13 @@
 sentence is followed by augmented copies of itself (Dai & Adel's simple data
 augmentation for NER, see ``spacy_imbalance.corpus.augmentation.augmentation``)."""
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, SentenceReader, announce, example_like
+from ..source import ReaderT, SentenceReader, announce, reads_source, example_like
 from .augmentation import AugmentMethod, augmented_copies, validate_settings
 
 
@@ -61,6 +61,7 @@ class AugmentedCorpus(SentenceReader):
 
 
 @registry.readers(NAME)
+@reads_source
 def create_augmented_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -69,27 +70,18 @@ def create_augmented_corpus_reader_v1(
     n_copies: int = 1,
     seed: int = 0,
     spans_key: Optional[str] = None,
-    corpus: Optional[ReaderT] = None,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
+    **source: Any,
 ) -> AugmentedCorpus:
     """Augment the sentences of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
-        or a CoNLL file.
+    path, corpus, gold_preproc, max_length, limit, augmenter: the corpus to
+        augment, see ``reads_source``.
     method (str): "label_wise_token_replacement", "mention_replacement",
         "shuffle_within_segments" or "all" (the three in turn, one copy).
     p (float): the probability of each replacement or shuffle, in [0, 1].
     n_copies (int): augmented copies per sentence, at least 1.
     seed (int): the seed of the augmentation, the same every epoch.
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
-    corpus (Optional[Callable]): another reader to augment instead of ``path``.
-    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (AugmentedCorpus): the reader.
     """
-    return AugmentedCorpus.build(
-        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-        method=method, p=p, n_copies=n_copies, seed=seed, spans_key=spans_key,
-    )
+    return AugmentedCorpus.build(path, source, method=method, p=p, n_copies=n_copies, seed=seed, spans_key=spans_key)

@@ -21,7 +21,7 @@ measures against the gold.
 import math
 import random
 from collections import Counter, defaultdict
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import Doc, Span, SpanGroup
 
@@ -152,16 +152,12 @@ def distant_annotate(docs: Iterable[Doc], dictionary: Dictionary, *, spans_key: 
 
 
 def distant_supervision(
-    docs: Sequence[Doc],
-    dictionary_fraction: float = DEFAULT_FRACTION,
-    *,
-    seed: int = 0,
-    min_length: int = DEFAULT_MIN_LENGTH,
-    spans_key: Optional[str] = None,
+    docs: Sequence[Doc], dictionary_fraction: float = DEFAULT_FRACTION, *, spans_key: Optional[str] = None, **draw: Any
 ) -> Tuple[List[Doc], Dictionary]:
-    """``build_dictionary`` from the docs' gold, then ``distant_annotate`` the
-    same docs with it: the distantly labelled copies and the dictionary."""
-    dictionary = build_dictionary(docs, dictionary_fraction, seed=seed, min_length=min_length, spans_key=spans_key)
+    """``build_dictionary`` from the docs' gold (the same arguments; ``draw``
+    its ``seed`` and ``min_length``), then ``distant_annotate`` the same docs
+    with it: the distantly labelled copies and the dictionary."""
+    dictionary = build_dictionary(docs, dictionary_fraction, spans_key=spans_key, **draw)
     return distant_annotate(docs, dictionary, spans_key=spans_key), dictionary
 
 

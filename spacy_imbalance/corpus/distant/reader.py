@@ -3,13 +3,13 @@ supervised labels, BOND-style dictionary matching with a dictionary drawn from
 the gold mentions (see ``spacy_imbalance.corpus.distant.distant``)."""
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, SentenceReader, announce
+from ..source import ReaderT, SentenceReader, announce, reads_source
 from ..gold_checks import has_gold, unreachable_gold
 from .distant import (
     DEFAULT_FRACTION,
@@ -84,6 +84,7 @@ class DistantCorpus(SentenceReader):
 
 
 @registry.readers(NAME)
+@reads_source
 def create_distant_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -91,16 +92,12 @@ def create_distant_corpus_reader_v1(
     seed: int = 0,
     min_length: int = DEFAULT_MIN_LENGTH,
     spans_key: Optional[str] = None,
-    corpus: Optional[ReaderT] = None,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
+    **source: Any,
 ) -> DistantCorpus:
     """Relabel a .spacy corpus, or another reader, by dictionary matching.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
-        or a CoNLL file.
+    path, corpus, gold_preproc, max_length, limit, augmenter: the corpus to
+        relabel, see ``reads_source``.
     dictionary_fraction (float): share of the gold mentions the dictionary is
         built from, in (0, 1].
     seed (int): seed of the draw; the same seed builds the same dictionary.
@@ -108,11 +105,8 @@ def create_distant_corpus_reader_v1(
         one-character junk such as "a" or "-").
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of
         doc.ents; the distant labels go to both.
-    corpus (Optional[Callable]): another reader to relabel instead of ``path``.
-    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (DistantCorpus): the reader.
     """
     return DistantCorpus.build(
-        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-        dictionary_fraction=dictionary_fraction, seed=seed, min_length=min_length, spans_key=spans_key,
+        path, source, dictionary_fraction=dictionary_fraction, seed=seed, min_length=min_length, spans_key=spans_key,
     )

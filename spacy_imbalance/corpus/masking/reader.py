@@ -3,14 +3,14 @@ entities, each gold entity dropped with probability p (the synthetic datasets
 of the weighted negative sampling paper, see ``spacy_imbalance.corpus.masking.masking``)."""
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, SentenceReader, announce
+from ..source import ReaderT, SentenceReader, announce, reads_source
 from ..gold_checks import check_no_empty_spans, has_gold
 from .masking import check_keys, check_probability, describe_masking, mask_entities, masking_counts, unmaskable_gold
 
@@ -65,6 +65,7 @@ class MaskedCorpus(SentenceReader):
 
 
 @registry.readers(NAME)
+@reads_source
 def create_masked_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -72,25 +73,16 @@ def create_masked_corpus_reader_v1(
     seed: int = 0,
     spans_key: Optional[str] = None,
     masked_key: str = "masked",
-    corpus: Optional[ReaderT] = None,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
+    **source: Any,
 ) -> MaskedCorpus:
     """Mask the gold entities of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
-        or a CoNLL file.
+    path, corpus, gold_preproc, max_length, limit, augmenter: the corpus to
+        mask, see ``reads_source``.
     p (float): the probability to drop each gold entity, in [0, 1].
     seed (int): seed of the draws; the same seed masks the same entities.
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
     masked_key (str): the span group that records the dropped entities.
-    corpus (Optional[Callable]): another reader to mask instead of ``path``.
-    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (MaskedCorpus): the reader.
     """
-    return MaskedCorpus.build(
-        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-        p=p, seed=seed, spans_key=spans_key, masked_key=masked_key,
-    )
+    return MaskedCorpus.build(path, source, p=p, seed=seed, spans_key=spans_key, masked_key=masked_key)

@@ -2,13 +2,13 @@
 sentence is repeated f_s times (sentence-level resampling, see
 ``spacy_imbalance.corpus.resampling.resampling``)."""
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, SentenceReader, announce
+from ..source import ReaderT, SentenceReader, announce, reads_source
 from .resampling import CountUnit, Method, sentence_weights
 
 
@@ -43,29 +43,21 @@ class ResampledCorpus(SentenceReader):
 
 
 @registry.readers(NAME)
+@reads_source
 def create_resampled_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
     method: Method = "sCR",
     count: CountUnit = "tokens",
     spans_key: Optional[str] = None,
-    corpus: Optional[ReaderT] = None,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
+    **source: Any,
 ) -> ResampledCorpus:
     """Resample the sentences of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
-        or a CoNLL file.
+    path, corpus, gold_preproc, max_length, limit, augmenter: the corpus to
+        resample, see ``reads_source``.
     method (str): "none", "sC", "sCR", "sCRD" or "nsCRD".
     count (str): what c(t, s) counts: "tokens" (the paper) or "mentions".
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
-    corpus (Optional[Callable]): another reader to resample instead of ``path``.
-    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     """
-    return ResampledCorpus.build(
-        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-        method=method, count=count, spans_key=spans_key,
-    )
+    return ResampledCorpus.build(path, source, method=method, count=count, spans_key=spans_key)

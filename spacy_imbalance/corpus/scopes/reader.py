@@ -18,7 +18,7 @@ A config for two corpora annotated for different types::
     labels = ["PRODUCT", "LOC"]
 """
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -27,7 +27,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..docs_io import load_docs
-from ..source import ConllCorpus, ReaderT, describe_source, source_corpus
+from ..source import ConllCorpus, ReaderT, describe_source, reads_source, source_corpus, source_options
 from .scopes import check_scope_labels, scope_problem, set_label_scope
 
 SCOPED = "spacy-imbalance.ScopedCorpus.v1"
@@ -109,7 +109,7 @@ class _ScopeCheckedConll(ConllCorpus):
 
 
 def _scoped_source(
-    path: Optional[Path], corpus: Optional[ReaderT], scope: FrozenSet[str], spans_key: Optional[str], **options: Any
+    path: Optional[Path], scope: FrozenSet[str], spans_key: Optional[str], *, corpus: Optional[ReaderT], **options: Any
 ) -> ReaderT:
     """What ``source_corpus`` gives, with the docs of a path checked in their files."""
     if path is None or corpus is not None:
@@ -123,38 +123,31 @@ def _scoped_source(
 
 
 @registry.readers(SCOPED)
+@reads_source
 def create_scoped_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
     labels: List[str],
     spans_key: Optional[str] = None,
-    corpus: Optional[ReaderT] = None,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
+    **source: Any,
 ) -> ScopedCorpus:
     """Read a corpus that annotates only the entity types ``labels``.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
-        or a CoNLL file.
+    path, corpus, gold_preproc, max_length, limit, augmenter: the corpus to
+        scope, see ``reads_source``.
     labels (List[str]): the entity types annotated in every document; any
         other type may occur unannotated. Every annotated entity must have
         one of them.
     spans_key (Optional[str]): also check the gold of doc.spans[spans_key]
         (span components), besides doc.ents.
-    corpus (Optional[Callable]): another reader to scope instead of ``path``.
-    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (ScopedCorpus): the reader.
     """
     try:
         scope = check_scope_labels(labels)
     except ValueError as err:
         raise ValueError(f"{SCOPED}: labels: {err}") from None
-    source = _scoped_source(
-        path, corpus, scope, spans_key, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter
-    )
-    return ScopedCorpus(source, scope=scope, spans_key=spans_key, source=describe_source(path))
+    scoped = _scoped_source(path, scope, spans_key, **source_options(SCOPED, source))
+    return ScopedCorpus(scoped, scope=scope, spans_key=spans_key, source=describe_source(path))
 
 
 class CombinedCorpus:

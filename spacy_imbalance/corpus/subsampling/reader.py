@@ -3,13 +3,13 @@ drawn uniformly or with a target share of entity tokens (the low-resource
 and imbalanced settings of the AUC maximization paper, see
 ``spacy_imbalance.corpus.subsampling.subsampling``)."""
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from ..source import ReaderT, SentenceReader, announce
+from ..source import ReaderT, SentenceReader, announce, reads_source
 from .subsampling import check_subsample_settings, entity_token_share, subsample_indices
 
 NAME = "spacy-imbalance.SubsampledCorpus.v1"
@@ -71,6 +71,7 @@ class SubsampledCorpus(SentenceReader):
 
 
 @registry.readers(NAME)
+@reads_source
 def create_subsampled_corpus_reader_v1(
     path: Optional[Path] = None,
     *,
@@ -79,28 +80,21 @@ def create_subsampled_corpus_reader_v1(
     seed: int = 0,
     tolerance: float = 0.005,
     spans_key: Optional[str] = None,
-    corpus: Optional[ReaderT] = None,
-    gold_preproc: bool = False,
-    max_length: int = 0,
-    limit: int = 0,
-    augmenter: Optional[Callable] = None,
+    **source: Any,
 ) -> SubsampledCorpus:
     """Keep n sentences of a .spacy corpus, or of another reader.
 
-    path (Optional[Path]): a .spacy file or folder, read like spacy.Corpus.v1,
-        or a CoNLL file.
+    path, corpus, gold_preproc, max_length, limit, augmenter: the corpus to
+        subsample, see ``reads_source``.
     n_sentences (int): how many sentences to keep (20, 50, ..., 1000 in the paper).
     entity_token_ratio (Optional[float]): a target share of entity tokens, a
         fraction in (0, 1) (0.05 for 5 %); None for a uniform sample.
     seed (int): seed of the selection.
     tolerance (float): largest accepted |share - target|, a fraction.
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
-    corpus (Optional[Callable]): another reader to subsample instead of ``path``.
-    gold_preproc, max_length, limit, augmenter: as in spacy.Corpus.v1.
     RETURNS (SubsampledCorpus): the reader.
     """
     return SubsampledCorpus.build(
-        path, corpus, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
-        n_sentences=n_sentences, entity_token_ratio=entity_token_ratio, seed=seed, tolerance=tolerance,
+        path, source, n_sentences=n_sentences, entity_token_ratio=entity_token_ratio, seed=seed, tolerance=tolerance,
         spans_key=spans_key,
     )

@@ -3,7 +3,7 @@ al., "AUC maximization for low-resource NER": a uniform sample of n
 sentences (20, 50, ..., 1000), or n sentences whose share of entity tokens
 is a chosen one (1, 2, 5, 10, 20 %), the paper's imbalanced data generator."""
 import random
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import Doc
 
@@ -45,7 +45,14 @@ def check_subsample_settings(
         )
 
 
-def subsample(
+def subsample(docs: Sequence[Doc], n_sentences: int, **settings: Any) -> List[Doc]:
+    """The docs ``subsample_indices`` selects (the same arguments), themselves
+    (not copies), in corpus order."""
+    docs = list(docs)
+    return [docs[i] for i in subsample_indices(docs, n_sentences, **settings)]
+
+
+def subsample_indices(
     docs: Sequence[Doc],
     n_sentences: int,
     *,
@@ -53,8 +60,9 @@ def subsample(
     seed: int = 0,
     tolerance: float = 0.005,
     spans_key: Optional[str] = None,
-) -> List[Doc]:
-    """Select n_sentences sentences, uniformly or with a target share of entity tokens.
+) -> List[int]:
+    """Select n_sentences sentences, uniformly or with a target share of entity
+    tokens, by their positions.
 
     Without a ratio: a uniform random sample without replacement. With one:
     exactly n_sentences sentences whose entity tokens / all tokens is within
@@ -69,28 +77,7 @@ def subsample(
     seed (int): seed of ``random.Random``.
     tolerance (float): largest accepted |share - target|, a fraction.
     spans_key (Optional[str]): gold from doc.spans[spans_key] instead of doc.ents.
-    RETURNS (List[Doc]): the selected docs themselves (not copies), in corpus order.
-    """
-    docs = list(docs)
-    indices = subsample_indices(
-        docs, n_sentences, entity_token_ratio=entity_token_ratio, seed=seed, tolerance=tolerance, spans_key=spans_key
-    )
-    return [docs[i] for i in indices]
-
-
-def subsample_indices(
-    docs: Sequence[Doc],
-    n_sentences: int,
-    *,
-    entity_token_ratio: Optional[float] = None,
-    seed: int = 0,
-    tolerance: float = 0.005,
-    spans_key: Optional[str] = None,
-) -> List[int]:
-    """The positions of the sentences ``subsample`` selects, ascending.
-
-    Arguments as for ``subsample``.
-    RETURNS (List[int]): n_sentences indices into docs, in corpus order.
+    RETURNS (List[int]): n_sentences indices into docs, ascending (corpus order).
     """
     check_subsample_settings(n_sentences, entity_token_ratio, tolerance)
     if n_sentences > len(docs):

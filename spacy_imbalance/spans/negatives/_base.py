@@ -122,6 +122,29 @@ class NegativeSampler:
         return f"{type(self).__name__}({settings})"
 
 
+class PerSentenceSampler(NegativeSampler):
+    """A sampler that trains on ⌈rate·n⌉ negatives of each sentence of n
+    tokens (all of them when it has fewer): those with the largest keys,
+    which each subclass draws in its ``sample``."""
+
+    rate: float
+
+    def n_per_sentence(self, batch: SamplingBatch) -> Sequence[int]:
+        return [ceil_count(self.rate, n) for n in batch.candidates.doc_lengths]
+
+    def draw_shares(self, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> Optional[List[float]]:
+        """⌈rate·n⌉ draws among a sentence's c candidates: min(k, c) / c of its
+        negatives (the few gold spans among the c are left in: a share at most
+        a few percent low). A doc without candidates counts as fully drawn."""
+        return [min(ceil_count(self.rate, n), c) / c if c else 1.0 for n, c in zip(doc_lengths, doc_counts)]
+
+    def top_per_sentence(self, batch: SamplingBatch, keys: Any) -> Ints1d:
+        """The sample: each sentence's ⌈rate·n⌉ negatives with the largest ``keys``."""
+        ops = batch.ops
+        k = ops.asarray1i(self.n_per_sentence(batch))
+        return top_k_per_group(ops, keys, batch.candidates.doc_ids, batch.negatives, k)
+
+
 def check_sampler(negatives: object, owner: str) -> None:
     """``negatives`` of a component's config is one of these samplers
     (confection does not check what a nested block resolves to)."""
@@ -146,13 +169,6 @@ def check_correction(value: float, setting: str) -> float:
             f"0 none, 1 all of it), got {value!r}"
         )
     return float(value)
-
-
-def per_sentence_shares(rate: float, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> List[float]:
-    """⌈rate·n⌉ draws among a sentence's c candidates: min(k, c) / c of its
-    negatives (the few gold spans among the c are left in: a share at most
-    a few percent low). A doc without candidates counts as fully drawn."""
-    return [min(ceil_count(rate, n), c) / c if c else 1.0 for n, c in zip(doc_lengths, doc_counts)]
 
 
 def sentence_keys(ops: Ops, doc_keys: Sequence[int], doc_counts: Sequence[int]) -> Floats1d:
@@ -219,9 +235,3 @@ def top_k_per_group(ops: Ops, keys: Any, groups: Ints1d, eligible: Any, k: Ints1
     keep = eligible[order] & (rank < k[group])
     # the boolean mask is the one sync: the sample's size depends on the data
     return xp.sort(order[keep]).astype("int32")
-
-
-def sentence_counts(ops: Ops, batch: SamplingBatch, rate: float) -> Ints1d:
-    """⌈rate·n⌉ per sentence of n tokens (the sampler caps it at the
-    sentence's negatives)."""
-    return ops.asarray1i([ceil_count(rate, n) for n in batch.candidates.doc_lengths])

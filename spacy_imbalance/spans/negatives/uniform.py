@@ -17,23 +17,12 @@ the sampling teaches beyond one draw:
   fixed draw keeps that at s for the whole run (an entity never drawn is
   never a negative).
 """
-from typing import Any, List, Optional, Sequence
+from typing import Any
 
 from spacy.util import registry
 from thinc.types import Ints1d
 
-from ._base import (
-    NegativeSampler,
-    SamplingBatch,
-    ceil_count,
-    check_correction,
-    check_rate,
-    per_sentence_shares,
-    sentence_counts,
-    sentence_keys,
-    top_k_per_group,
-    uniform_keys,
-)
+from ._base import PerSentenceSampler, SamplingBatch, check_correction, check_rate, sentence_keys, uniform_keys
 
 # The default of the authors' released code (NegSampling-NER, main.py
 # --negative_rate 0.7). With the sqrt(n) entity bound of the weighted paper
@@ -48,24 +37,15 @@ DEFAULT_CORRECTION = 0.0
 DEFAULT_FIXED = True
 
 
-class UniformNegatives(NegativeSampler):
+class UniformNegatives(PerSentenceSampler):
     name = "uniform"
 
     def __init__(self, rate: float = DEFAULT_RATE) -> None:
         check_rate(rate, "uniform_negatives: rate")
         self.rate = rate
 
-    def n_per_sentence(self, batch: SamplingBatch) -> Sequence[int]:
-        return [ceil_count(self.rate, n) for n in batch.candidates.doc_lengths]
-
-    def draw_shares(self, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> Optional[List[float]]:
-        return per_sentence_shares(self.rate, doc_lengths, doc_counts)
-
     def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
-        ops = batch.ops
-        keys = ops.xp.asarray(uniform_keys(generator, len(batch.candidates)))
-        k = sentence_counts(ops, batch, self.rate)
-        return top_k_per_group(ops, keys, batch.candidates.doc_ids, batch.negatives, k)
+        return self.top_per_sentence(batch, batch.ops.xp.asarray(uniform_keys(generator, len(batch.candidates))))
 
 
 @registry.misc("spacy-imbalance.uniform_negatives.v1")
@@ -97,10 +77,7 @@ class UniformNegativesV2(UniformNegatives):
             return super().sample(batch, generator)
         if batch.doc_keys is None:
             raise ValueError("uniform_negatives.v2 with fixed = true needs the sentences' keys (SamplingBatch.doc_keys)")
-        ops = batch.ops
-        keys = sentence_keys(ops, batch.doc_keys, batch.candidates.doc_counts)
-        k = sentence_counts(ops, batch, self.rate)
-        return top_k_per_group(ops, keys, batch.candidates.doc_ids, batch.negatives, k)
+        return self.top_per_sentence(batch, sentence_keys(batch.ops, batch.doc_keys, batch.candidates.doc_counts))
 
 
 @registry.misc("spacy-imbalance.uniform_negatives.v2")

@@ -15,22 +15,12 @@ distribution as taking the k largest r/T + Gumbel noise (Kool et al. 2019,
 ``spacy-imbalance.weighted_negatives.v2`` keeps the printed formula's parts
 and makes its stated intent work: see ``WeightedNegativesV2``.
 """
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Optional
 
 from spacy.util import registry
 from thinc.types import Floats1d, Floats2d, Ints1d
 
-from ._base import (
-    NegativeSampler,
-    SamplingBatch,
-    ceil_count,
-    check_correction,
-    check_rate,
-    per_sentence_shares,
-    sentence_counts,
-    top_k_per_group,
-    uniform_keys,
-)
+from ._base import PerSentenceSampler, SamplingBatch, check_correction, check_rate, uniform_keys
 from .temperature import SqrtTemperature
 from .uniform import DEFAULT_CORRECTION, DEFAULT_RATE
 
@@ -39,7 +29,11 @@ from .uniform import DEFAULT_CORRECTION, DEFAULT_RATE
 DEFAULT_MU = 8.0
 
 
-class WeightedNegatives(NegativeSampler):
+class WeightedNegatives(PerSentenceSampler):
+    # ``draw_shares`` is the expected share: a weighted draw takes the same
+    # ⌈rate·n⌉, only which ones differs (a span the model calls an entity is
+    # drawn less than that share, an easy negative more)
+
     name = "weighted"
     needs_probs = True
 
@@ -59,15 +53,6 @@ class WeightedNegatives(NegativeSampler):
         self.rate = rate
         self.mu = float(mu)
         self.temperature = temperature
-
-    def n_per_sentence(self, batch: SamplingBatch) -> Sequence[int]:
-        return [ceil_count(self.rate, n) for n in batch.candidates.doc_lengths]
-
-    def draw_shares(self, doc_lengths: Sequence[int], doc_counts: Sequence[int]) -> Optional[List[float]]:
-        # the expected share: a weighted draw takes the same ⌈rate·n⌉, only
-        # which ones differs (a span the model calls an entity is drawn less
-        # than that share, an easy negative more)
-        return per_sentence_shares(self.rate, doc_lengths, doc_counts)
 
     def weights(self, probs: Floats2d, xp: Any) -> Floats1d:
         """r of Eq. 16 for each row of label distributions (column 0 = O)."""
@@ -90,9 +75,7 @@ class WeightedNegatives(NegativeSampler):
         # float32 draws stay below 1 - 2^-24, which caps the noise at 16.6:
         # a Gumbel tail of probability 6e-8 per candidate, not worth float64
         gumbel = -xp.log(-xp.log(xp.clip(u, 1e-12, 1.0 - 1e-12)))
-        keys = self.weights(batch.probs, xp) / temperature + gumbel
-        k = sentence_counts(ops, batch, self.rate)
-        return top_k_per_group(ops, keys, batch.candidates.doc_ids, batch.negatives, k)
+        return self.top_per_sentence(batch, self.weights(batch.probs, xp) / temperature + gumbel)
 
 
 @registry.misc("spacy-imbalance.weighted_negatives.v1")

@@ -8,14 +8,12 @@ import warnings
 import pytest
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
-from thinc.api import Config
 
 from spacy_imbalance.corpus.scopes.scopes import SCOPE_KEY, get_label_scope, set_label_scope
 from spacy_imbalance.corpus.sentences import keep_label_scope, sentence_docs
 
 from .._corpus import corpus_config
-
-PEOPLE = frozenset({"PER", "ORG"})
+from ._docs import PEOPLE, two_sentences
 
 # each reader of this package with settings that yield examples from the docs below
 READERS = {
@@ -29,14 +27,8 @@ READERS = {
 
 def people_docs(vocab):
     """Two sentences in one doc (sentence starts set) and one more doc, PER/ORG only."""
-    first = Doc(
-        vocab,
-        words=["Ann", "works", "at", "Acme", ".", "Bob", "sings", "."],
-        ents=["B-PER", "O", "O", "B-ORG", "O", "B-PER", "O", "O"],
-        sent_starts=[True, False, False, False, False, True, False, False],
-    )
     second = Doc(vocab, words=["Acme", "hired", "Ann", "."], ents=["B-ORG", "O", "B-PER", "O"])
-    return [first, second]
+    return [two_sentences(vocab, ["Bob", "sings", "."], ["B-PER", "O", "O"]), second]
 
 
 @pytest.fixture
@@ -91,38 +83,15 @@ def test_a_conll_file_has_no_scope_and_gets_none(tmp_path, nlp, options):
 
 
 def test_an_augmenter_of_a_reader_keeps_the_stored_scope(stored, nlp):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy-imbalance.MaskedCorpus.v1"
-        path = "{stored}"
-        p = 0.0
-        gold_preproc = true
-
-        [corpus.augmenter]
-        @augmenters = "spacy.lower_case.v1"
-        level = 1.0
-        """
-    )
-    examples = _examples(config, nlp)
+    augmenter = ("spacy.lower_case.v1", "level = 1.0")
+    examples = _examples(corpus_config(("MaskedCorpus", "p = 0.0", "gold_preproc = true"), path=stored, augmenter=augmenter), nlp)
     assert [eg.reference.text.strip() for eg in examples] == ["ann works at acme .", "bob sings .", "acme hired ann ."]
     assert [get_label_scope(eg.reference) for eg in examples] == [PEOPLE] * 3
 
 
 def test_balanced_undersampling_keeps_the_stored_scope(stored, nlp):
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy.Corpus.v1"
-        path = "{stored}"
-        gold_preproc = false
-
-        [corpus.augmenter]
-        @augmenters = "spacy-imbalance.balanced_undersampling.v1"
-        ratio = 1.0
-        """
-    )
-    examples = _examples(config, nlp)
+    augmenter = ("spacy-imbalance.balanced_undersampling.v1", "ratio = 1.0")
+    examples = _examples(corpus_config(("spacy.Corpus.v1", "gold_preproc = false"), path=stored, augmenter=augmenter), nlp)
     # ratio 1: only the entity tokens are kept, one example per sentence
     assert [eg.reference.text.strip() for eg in examples] == ["Ann Acme", "Bob", "Acme Ann"]
     assert [get_label_scope(eg.reference) for eg in examples] == [PEOPLE] * 3

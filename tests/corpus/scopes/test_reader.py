@@ -11,22 +11,17 @@ from spacy_imbalance.corpus.scopes.reader import create_combined_corpus_reader_v
 from spacy_imbalance.corpus.scopes.scopes import SCOPE_KEY, get_label_scope, set_label_scope
 
 from .._corpus import corpus_config, write_conll, write_docs
+from ._docs import product_doc, two_sentences
 
 
 def people_docs(vocab):
     """Two sentences in one doc (sentence starts set) and one more doc, PER/ORG only."""
-    first = Doc(
-        vocab,
-        words=["Ann", "works", "at", "Acme", ".", "She", "sings", "."],
-        ents=["B-PER", "O", "O", "B-ORG", "O", "O", "O", "O"],
-        sent_starts=[True, False, False, False, False, True, False, False],
-    )
     second = Doc(vocab, words=["Bob", "left", "."], ents=["B-PER", "O", "O"])
-    return [first, second]
+    return [two_sentences(vocab, ["She", "sings", "."], ["O", "O", "O"]), second]
 
 
 def product_docs(vocab):
-    return [Doc(vocab, words=["An", "iPhone", "in", "Paris"], ents=["O", "B-PROD", "O", "B-LOC"])]
+    return [product_doc(vocab)]
 
 
 @pytest.fixture

@@ -3,36 +3,24 @@ writer stores user data, so a scoped corpus that is masked, resampled or
 otherwise transformed keeps its scopes (they were dropped, and the output
 read as completely annotated)."""
 import pytest
-from spacy.tokens import Doc
 
 from spacy_imbalance.corpus.docs_io import load_docs, write_docbin, write_docbins
 from spacy_imbalance.corpus.scopes.scopes import SCOPE_KEY, get_label_scope, set_label_scope
 
+from ...cli._cli import TRANSFORMS as COMMAND_TRANSFORMS
 from .._corpus import invoke
+from ._docs import PEOPLE, product_doc, two_sentences
 
-PEOPLE = frozenset({"PER", "ORG"})
-
-# each corpus-transforming command with the settings it needs besides INPUT and OUTPUT
-TRANSFORMS = {
-    "mask": ["--p", "0.5"],
-    "resample": [],
-    "undersample": [],
-    "subsample": ["--n", "2"],
-    "augment": [],
-}
+# each corpus-transforming command with the settings it needs besides INPUT and OUTPUT:
+# two sentences of three subsampled, so that one of the scoped doc's is among them
+TRANSFORMS = {**COMMAND_TRANSFORMS, "subsample": ["--n", "2"]}
 
 
 def scoped_docs(vocab):
     """A doc of two sentences scoped PER/ORG, and one without scope (every type annotated)."""
-    people = Doc(
-        vocab,
-        words=["Ann", "works", "at", "Acme", ".", "Bob", "sings", "."],
-        ents=["B-PER", "O", "O", "B-ORG", "O", "B-PER", "O", "O"],
-        sent_starts=[True, False, False, False, False, True, False, False],
-    )
+    people = two_sentences(vocab, ["Bob", "sings", "."], ["B-PER", "O", "O"])
     set_label_scope(people, PEOPLE)
-    complete = Doc(vocab, words=["An", "iPhone", "in", "Paris"], ents=["O", "B-PROD", "O", "B-LOC"])
-    return [people, complete]
+    return [people, product_doc(vocab)]
 
 
 def test_written_docs_keep_their_scope_and_other_user_data(tmp_path, nlp):

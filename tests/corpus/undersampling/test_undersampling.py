@@ -13,6 +13,8 @@ from spacy_imbalance.corpus.docs_io import write_docbin
 from spacy_imbalance.corpus.sentences import bio_tags
 from spacy_imbalance.corpus.undersampling.undersampling import kept_tokens, undersample_doc, undersample_docs
 
+from .._corpus import corpus_config
+
 O = "O"
 
 
@@ -141,18 +143,8 @@ def test_undersampling_augmenter_in_a_corpus(tmp_path):
     nlp = spacy.blank("en")
     docs = [make_doc(nlp.vocab), Doc(nlp.vocab, words=["no", "entity", "here"])]
     write_docbin(docs, tmp_path / "train.spacy")
-    config = Config().from_str(
-        f"""
-        [corpus]
-        @readers = "spacy.Corpus.v1"
-        path = "{tmp_path / 'train.spacy'}"
-        gold_preproc = true
-
-        [corpus.augmenter]
-        @augmenters = "spacy-imbalance.balanced_undersampling.v1"
-        ratio = 3
-        """
-    )
+    augmenter = ("spacy-imbalance.balanced_undersampling.v1", "ratio = 3")
+    config = corpus_config(("spacy.Corpus.v1", "gold_preproc = true"), path=tmp_path / "train.spacy", augmenter=augmenter)
     corpus = registry.resolve(config)["corpus"]
     with pytest.warns(UserWarning, match="other than the gold lose tokens"):
         examples = list(corpus(nlp))
