@@ -13,19 +13,24 @@ from .device import DEVICES, FakeCupyOps, device, fake_device, has_cupy_gpu
 ROOT = Path(__file__).parent.parent
 
 
-# the tests that take longest (the two parts of the project's `all` workflow, the fine-tuned collapse guard,
-# the configs trained, the pipelines trained on a trained base), started first: under pytest-xdist (bash run.sh test, --dist loadscope)
-# each module or class goes to one worker, so the longest are spread over the workers and the rest fills in
+# the test units that take longest, longest first (measured on one core: the two parts of the project's `all`
+# workflow, only with RUN_E2E=1; the configs trained, 3-4 minutes; the demo workflow, about 3; each entry point
+# resolved in an interpreter of its own, about 3; the fine-tuned collapse guard, about 3; advise's real trials,
+# the sweeps' trials and the pipelines trained on a trained base, about 2 each), started first: under
+# pytest-xdist (bash run.sh test, --dist loadscope) each module, or class, goes to one worker, so the longest
+# are spread over the workers and the rest fills in
 LONGEST_FIRST = (
     "tests/test_project.py::TestAllSecondPart", "tests/test_project.py::TestAllFirstPart",
-    "tests/test_configs.py::TestCollapseGuard", "tests/test_configs.py", "tests/init_config/test_base.py",
-    "tests/test_project.py",
+    "tests/test_configs.py", "tests/test_demo.py", "tests/test_registry.py", "tests/test_configs.py::TestCollapseGuard",
+    "tests/advise/test_run.py", "tests/sweeps/test_runner.py", "tests/init_config/test_base.py", "tests/test_project.py",
 )
 
 
 def pytest_collection_modifyitems(session, config, items):
     def rank(item) -> int:
-        return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
+        # the most specific prefix: a class listed apart from its module takes its own place
+        matches = [(len(prefix), i) for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)]
+        return max(matches)[1] if matches else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: every module keeps its own order
 
