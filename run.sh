@@ -5,7 +5,7 @@
 # Settings: PYTHON (default python3), VENV (default .venv),
 #           TORCH, the torch requirement installed first (default torch==2.13.0, a local CPU build on
 #           this project's machines; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu"),
-#           and, for test, RUN_MYPY=0: skip the type check that runs before the tests (mypy, see below),
+#           and, for test, RUN_MYPY=0: skip the type check (mypy, tests/test_types.py),
 #           RUN_E2E=1: also run `spacy project run all` end to end, shrunk (tests/test_project.py's two
 #           TestAll* tests, about 20 minutes on 2 cores; without it they skip and the project is checked
 #           statically), e.g. RUN_E2E=1 bash run.sh test tests/test_project.py
@@ -18,7 +18,9 @@ TORCH=${TORCH:-torch==2.13.0}
 
 setup() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-  local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
+  local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile)
+  # --no-compile: pip would byte-compile every module of torch, Ray and the rest (above a minute on one
+  # core); Python compiles the few it imports, once
   # torch first and pinned: left to the resolver, `torch>=2.1` pulls a multi-GB CUDA build
   # shellcheck disable=SC2086
   "${pip[@]}" $TORCH
@@ -38,12 +40,6 @@ case "${1:-}" in
   test)
     setup
     shift
-    # the type check, before the tests: mypy over the package with thinc's plugin (setup.cfg's
-    # [mypy]), on every run, so that a type error fails it (set -e) before the suite starts;
-    # RUN_MYPY=0 skips it (e.g. a quick rerun of a few tests)
-    if [ "${RUN_MYPY:-1}" != "0" ]; then
-      "$VENV/bin/python" -m mypy spacy_imbalance
-    fi
     # two workers (PYTEST_WORKERS; 0 for one process), each test module on one of them so that its
     # trained fixtures are built once; tests/conftest.py starts the longest modules first. With more
     # than one worker each runs on one thread (set OMP_NUM_THREADS to change it): a thread pool per

@@ -14,22 +14,27 @@ ROOT = Path(__file__).parent.parent
 
 
 # the test units that take longest, longest first (measured on one core: the two parts of the project's `all`
-# workflow, only with RUN_E2E=1; the configs trained, 3-4 minutes; the demo workflow, about 3; each entry point
-# resolved in an interpreter of its own, about 3; the fine-tuned collapse guard, about 3; advise's real trials,
-# the sweeps' trials and the pipelines trained on a trained base, about 2 each), started first: under
+# workflow, only with RUN_E2E=1; the configs trained, 3-4 minutes; the demo workflow, about 3; the fine-tuned
+# collapse guard, about 3; advise's real trials, the sweeps' trials and the pipelines trained on a trained base,
+# about 2 each), started first: under
 # pytest-xdist (bash run.sh test, --dist loadscope) each module, or class, goes to one worker, so the longest
 # are spread over the workers and the rest fills in
 LONGEST_FIRST = (
     "tests/test_project.py::TestAllSecondPart", "tests/test_project.py::TestAllFirstPart",
-    "tests/test_configs.py", "tests/test_demo.py", "tests/test_registry.py", "tests/test_configs.py::TestCollapseGuard",
+    "tests/test_configs.py", "tests/test_demo.py", "tests/test_configs.py::TestCollapseGuard",
     "tests/advise/test_run.py", "tests/sweeps/test_runner.py", "tests/init_config/test_base.py", "tests/test_project.py",
 )
+
+# mypy over the package (about a minute on one core), last: it fills the wait of the worker that finishes first
+LAST = "tests/test_types.py"
 
 
 def pytest_collection_modifyitems(session, config, items):
     def rank(item) -> int:
         # the most specific prefix: a class listed apart from its module takes its own place
         matches = [(len(prefix), i) for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)]
+        if item.nodeid.startswith(LAST):
+            return len(LONGEST_FIRST) + 1
         return max(matches)[1] if matches else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: every module keeps its own order

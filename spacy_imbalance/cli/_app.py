@@ -1,8 +1,10 @@
+import contextlib
 import functools
 import os
 import re
+import subprocess
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, NoReturn, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, NoReturn, Optional, Tuple, Type
 
 import typer
 from thinc.api import require_gpu
@@ -80,6 +82,19 @@ def fail(message: str) -> NoReturn:
     """Print a clear message and exit with code 1, instead of a traceback."""
     msg.fail(message)
     raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def clear_errors(*extra: Type[BaseException]) -> Iterator[None]:
+    """A bad setting, file or failed step as a message naming it (exit code 1), not a traceback: a
+    typer.BadParameter, ValueError, OSError or failed subprocess, and the exception types in `extra`."""
+    caught: Tuple[Type[BaseException], ...] = (ValueError, OSError, subprocess.CalledProcessError, *extra)
+    try:
+        yield
+    except typer.BadParameter as err:
+        fail(err.format_message())
+    except caught as err:
+        fail(str(err))
 
 
 def use_gpu(gpu_id: int) -> None:

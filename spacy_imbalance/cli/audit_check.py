@@ -4,12 +4,10 @@ truth is known: a share p of its training entities hidden (seeded), the
 audit run on the rest, the hidden ones looked for among its suspects
 (``run``); the reports over seeds as tables (``summary``); and what Ray buys
 the audit on it (``workers``). The work is ``audit.validation``'s."""
-import contextlib
 import json
 import re
-import subprocess
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import typer
 from wasabi import msg
@@ -19,7 +17,7 @@ from ..audit.validation.check import print_result
 from ..audit.validation.setting import selected_runs
 from ..audit.validation.steps import prune
 from ..benchmark.options import only_names, parse_list
-from ._app import app, fail, warn_without_matplotlib
+from ._app import app, clear_errors, fail, warn_without_matplotlib
 from .checks import bounded, check_output_folder
 
 audit_check_app = typer.Typer(
@@ -30,17 +28,6 @@ app.add_typer(audit_check_app, name="audit-check")
 
 DEV = typer.Option(..., "--dev", help="A completely annotated dev corpus (.spacy or CoNLL): the audit calibrates on it, every model selects on it")
 SETTING_NAME = re.compile(r"p\d{2,}-s\d+")
-
-
-@contextlib.contextmanager
-def _clear_errors() -> Iterator[None]:
-    """A bad setting, file or failed step as a message naming it (exit code 1), not a traceback."""
-    try:
-        yield
-    except typer.BadParameter as err:
-        fail(err.format_message())
-    except (ValueError, OSError, ImportError, RuntimeError, subprocess.CalledProcessError) as err:
-        fail(str(err))
 
 
 def _exists(path: Optional[Path], what: str) -> None:
@@ -66,7 +53,7 @@ def _restoring(restore: Optional[Path], test: Optional[Path], steps: int, patien
 
 
 def _grid(p_values: str, seed_values: str) -> Tuple[List[float], List[int]]:
-    with _clear_errors():
+    with clear_errors(ImportError, RuntimeError):
         ps, seeds = parse_list(p_values, float, "--p"), parse_list(seed_values, int, "--seed")
     for p in ps:
         bounded(p, "--p", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -125,7 +112,7 @@ def run_cli(
         from ..audit.validation.cleanlab_spans import require_cleanlab
 
         _exists(cleanlab, "--cleanlab")
-        with _clear_errors():
+        with clear_errors(ImportError, RuntimeError):
             require_cleanlab()
     restoring = _restoring(restore, test, restore_steps, restore_patience, reference, simulate_review)
     records = records or output / "records"
@@ -140,7 +127,7 @@ def run_cli(
                           threshold=threshold, vectors=vectors, features=features, resamples=resamples, eval_frequency=eval_frequency,
                           limit=limit, gpu_id=gpu_id, cleanlab=cleanlab, restoring=restoring)
         print(f"{setting.corpus} p = {p:g}, seed {seed} ({setting.folder})", flush=True)
-        with _clear_errors():
+        with clear_errors(ImportError, RuntimeError):
             report = review(setting) if simulate_review else validate(setting)
         out = records / f"{'review-' if simulate_review else ''}{setting.name}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -172,7 +159,7 @@ def summary_cli(
     if wrong:
         fail(f"--revalidation names settings as p30-s3 (p in percent, the seed), got {', '.join(wrong)}")
     warn_without_matplotlib("audit-check summary", "the plot")
-    with _clear_errors():
+    with clear_errors(ImportError, RuntimeError):
         write_summary(records, output, fresh, name)
         if review_output is not None:
             write_review_summary(records, review_output, name)
@@ -200,7 +187,7 @@ def workers_cli(
     from ..audit.validation.workers import ONLY_PREFIX, Timing, measure_all, workers_table
     from ..sweeps import ray_available
 
-    with _clear_errors():
+    with clear_errors(ImportError, RuntimeError):
         ks = parse_list(folds, int, "--folds")
     for k in ks:
         bounded(k, "--folds", low=2, integer=True)
@@ -216,7 +203,7 @@ def workers_cli(
     elif not ray_available():
         fail("audit-check workers times the audit on Ray, which is not installed: pip install 'spacy-imbalance[ray]'")
     timing = Timing(train, dev, output, steps, workers, p, seed)
-    with _clear_errors():
+    with clear_errors(ImportError, RuntimeError):
         records = measure_all(timing, selected, record)
     if records["rows"]:
         table = workers_table(records, name or str(train), p)

@@ -4,19 +4,17 @@ thresholds tuned on finished runs (``tune``) and a study's tables
 (``table``), in the folder it runs in: configs/, corpus/, metrics/ and
 training/ by default (``benchmark.layout.Layout``); what Ray buys a sweep
 (``sweep-speed``)."""
-import contextlib
-import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 import typer
 
 from ..benchmark.layout import Layout
 from ..benchmark.names import run_name
 from ..benchmark.options import only_names, overrides_for_load, parse_seeds, selected, split_sets
-from ._app import app, fail, has_matplotlib, warn_without_matplotlib
+from ._app import app, clear_errors, fail, has_matplotlib, warn_without_matplotlib
 from .checks import bounded
 
 benchmark_app = typer.Typer(
@@ -29,17 +27,6 @@ CONFIGS_DIR = typer.Option(Path("configs"), "--configs-dir", help="The folder of
 CORPUS_DIR = typer.Option(Path("corpus"), "--corpus-dir", help="The folder of the corpora: --corpus NAME is NAME/{train,dev,test}.spacy there")
 METRICS_DIR = typer.Option(Path("metrics"), "--metrics-dir", help="The folder of the records: METRICS_DIR/<corpus>/<run>-s<seed>.json")
 TRAINING_DIR = typer.Option(Path("training"), "--training-dir", help="The folder of the trained pipelines: TRAINING_DIR/<corpus>/<run>-s<seed>/")
-
-
-@contextlib.contextmanager
-def _clear_errors() -> Iterator[None]:
-    """A bad setting or file as a message naming it (exit code 1), not a traceback."""
-    try:
-        yield
-    except typer.BadParameter as err:
-        fail(err.format_message())
-    except (ValueError, OSError, subprocess.CalledProcessError) as err:
-        fail(str(err))
 
 
 def _layout(configs: Path, corpora: Path, metrics: Path, training: Path, corpus_names: List[str], config_names: List[str]) -> Layout:
@@ -80,7 +67,7 @@ def run_cli(
     from ..benchmark.sweep import Benchmark, summarize, train
 
     started = time.perf_counter()
-    with _clear_errors():
+    with clear_errors():
         seeds = parse_seeds(seed_values)
         overrides = split_sets(sets)
     if baseline is not None and baseline not in configs:
@@ -99,7 +86,7 @@ def run_cli(
     )
     from ..sweeps import TrialFailed
 
-    with _clear_errors():
+    with clear_errors():
         try:
             trained = train(benchmark, layout, force=force, jobs=jobs, address=address, name=summary, tables=tables)
         except (TrialFailed, ImportError) as err:
@@ -150,7 +137,7 @@ def speed_cli(
     for option, value in (("--steps", steps), ("--batch-words", batch_words), ("--batch-size", batch_size), ("--repeats", repeats), ("--rounds", rounds)):
         bounded(value, option, low=1, integer=True)
     bounded(warmup, "--warmup", low=0, integer=True)
-    with _clear_errors():
+    with clear_errors():
         overrides = overrides_for_load(split_sets(sets))
     layout = _layout(configs_dir, corpus_dir, metrics_dir, Path("training"), [corpus], configs)
     settings = Settings(steps, warmup, batch_words, batch_size, repeats, seed, gpu_id)
@@ -176,14 +163,14 @@ def tune_cli(
     """Tune the decision thresholds of finished two_task_ner, sampled_spancat or spaCy spancat_singlelabel runs on dev and score them again on test, as runs named <run>-tuned beside them (spancat_singlelabel: searched as calibrate searches ours, a score with no tuned pipeline); a run tuned before from the same training run is skipped."""
     from ..benchmark.tuning import tune_one, write_summary
 
-    with _clear_errors():
+    with clear_errors():
         seeds = parse_seeds(seed_values)
     bounded(step, "--step", low=0, high=1, low_open=True, high_open=True)
     layout = Layout(Path("configs"), corpus_dir, metrics_dir, training_dir)
     chosen = selected(configs, tag, only)
     if not chosen:
         print(f"--only {only}: no run to tune is selected", flush=True)
-    with _clear_errors():
+    with clear_errors():
         for corpus in corpora:
             for config in chosen:
                 for seed in seeds:
@@ -210,7 +197,7 @@ def table_cli(
     """A study's tables and plot: each system's mean ± std over seeds by setting, from the runs `benchmark run --tag TAG` wrote, with paired comparisons."""
     from ..benchmark.study.table import Study, parse_settings, write_study
 
-    with _clear_errors():
+    with clear_errors():
         pairs = parse_settings(settings)
     unknown = [baseline for baseline in baselines if baseline not in configs]
     if unknown:
@@ -221,7 +208,7 @@ def table_cli(
         folder = metrics_dir / corpus
         if not folder.is_dir():
             fail(f"--corpus {corpus}: no records in {folder} (--metrics-dir {metrics_dir})")
-        with _clear_errors():
+        with clear_errors():
             text = write_study(study, folder, corpus, plots=has_matplotlib(), warn=lambda line: print(line, file=sys.stderr))
         print(text)
 
@@ -286,7 +273,7 @@ def sweep_speed_cli(
         fail("benchmark sweep-speed times Ray: pip install 'spacy-imbalance[ray]'")
     bounded(workers, "--workers", low=2, integer=True)
     bounded(max_steps, "--max-steps", low=1, integer=True)
-    with _clear_errors():
+    with clear_errors():
         seeds = parse_seeds(seed_values)
     layout = _layout(configs_dir, corpus_dir, metrics_dir, Path("training"), [corpus], configs)
     result = time_modes(layout, corpus, configs, seeds, max_steps, workers, work_dir)
