@@ -18,9 +18,7 @@ TORCH=${TORCH:-torch==2.13.0}
 
 setup() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-  local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile)
-  # --no-compile: pip would byte-compile every module of torch, Ray and the rest (above a minute on one
-  # core); Python compiles the few it imports, once
+  local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
   # torch first and pinned: left to the resolver, `torch>=2.1` pulls a multi-GB CUDA build
   # shellcheck disable=SC2086
   "${pip[@]}" $TORCH
