@@ -344,6 +344,13 @@ def run_project(project: Path, name: str, *overrides: str) -> subprocess.Complet
     )
 
 
+# WNUT-2016's types -> WNUT-2017's (None: no entity)
+WNUT17_TYPE = {
+    "company": "corporation", "facility": "location", "geo-loc": "location", "movie": "creative-work", "musicartist": "group",
+    "other": None, "person": "person", "product": "product", "sportsteam": "group", "tvshow": "creative-work",
+}
+
+
 def fake_wnut17(folder: Path, sizes=(("train", 700), ("dev", 40), ("test", 40))) -> Path:
     """WNUT-2017-like CoNLL files cut from the embedded corpus (the same
     two-column format), for machines without ../shared/corpora/wnut17 and to
@@ -351,6 +358,8 @@ def fake_wnut17(folder: Path, sizes=(("train", 700), ("dev", 40), ("test", 40)))
     from spacy_imbalance.corpus.default_corpus import default_corpus_path
 
     text = Path(default_corpus_path()).read_text(encoding="utf8")
+    # WNUT-2016's ten types as WNUT-2017's six, which commands such as corpus-wnut17-scopes name
+    text = re.sub(r"\t([BI])-([\w-]+)$", lambda m: f"\t{m.group(1)}-{WNUT17_TYPE[m.group(2)]}" if WNUT17_TYPE[m.group(2)] else "\tO", text, flags=re.MULTILINE)
     sentences = [block for block in re.split(r"\n\s*\n", text) if block.strip()]
     folder.mkdir(parents=True)
     start = 0
