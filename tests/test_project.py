@@ -205,6 +205,7 @@ EXTERNAL = {
     "metrics/*/gpu/*": "runs on a lent GPU machine, collected by dev/gpu/collect.py and dev/gpu/evaluations.py (docs/gpu.md)",
     "metrics/wnut17/never_worse_*.md": "issue 42's investigation, still running (dev/never_worse_trials.py)",
     "metrics/wnut17/scope_trials.md": "issue 47's dev trials of scope_o_weight (dev/scope_trials.py)",
+    "metrics/wnut17/scope_trials_features_4000.md": "issue 47's dev trials of scope_o_weight on frozen features (dev/scope_trials.py --encoder features)",
     "metrics/wnut16/low_resource_n1000_tuned.json": "a one-off `benchmark tune` call, quoted in docs/benchmarks/src/two_task.md",
     "metrics/wnut17/paired-bootstrap-seed0.json": "a one-off `spacy-imbalance compare`, quoted in docs/benchmarks/src/baselines.md",
     "metrics/wnut17/transformer/ner_minilm-150steps.json": "a one-off run, its commands in docs/benchmarks/src/transformer.md",

@@ -13,7 +13,7 @@ from thinc.api import Config
 
 from .encoders import apply_encoder
 from .options import COMPONENTS, ENCODERS, LOSS_COMPONENTS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
-from .scoped import ScopedPath, check_scoped, scoped_labels, scoped_option, scoped_train_corpus
+from .scoped import SCOPED_O_WEIGHT, ScopedPath, check_scoped, scoped_labels, scoped_option, scoped_train_corpus
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -143,10 +143,12 @@ def _evaluations_fit(config: Config, overrides: Dict[str, Any]) -> Config:
 
 
 def _read_scoped(config: Config, choice: ConfigChoice) -> None:
-    """[corpora.train] over the scoped corpora of ``choice``, and the union
-    of their labels as the component's labels."""
+    """[corpora.train] over the scoped corpora of ``choice``, the union of
+    their labels as the component's labels, and its scope_o_weight chosen on dev."""
     config["corpora"]["train"] = scoped_train_corpus(config["corpora"]["train"], choice.scoped, _gold_key(config, choice))
     config["initialize"]["components"][choice.component] = {"labels": scoped_labels(choice.scoped)}
+    if choice.component in SCOPED_O_WEIGHT:
+        config["components"][choice.component]["scope_o_weight"] = SCOPED_O_WEIGHT[choice.component]
 
 
 def _gold_key(config: Config, choice: ConfigChoice) -> Optional[str]:

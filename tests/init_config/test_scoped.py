@@ -26,7 +26,7 @@ def _invoke(*args):
 
 
 @pytest.mark.parametrize("component", ["token_ner", "sampled_spancat"])
-def test_scoped_changes_only_the_train_corpus_and_the_labels(component):
+def test_scoped_changes_only_the_train_corpus_the_labels_and_the_o_weight(component):
     plain = build_config(ConfigChoice(component))
     config = build_config(ConfigChoice(component, scoped=SCOPED))
     reader = {"spans_key": None, "corpus": None, "gold_preproc": True, "max_length": 0, "limit": 0, "augmenter": None}
@@ -38,6 +38,9 @@ def test_scoped_changes_only_the_train_corpus_and_the_labels(component):
         },
     }
     assert config["initialize"]["components"].pop(component) == {"labels": ["LOC", "ORG", "PER", "PRODUCT"]}
+    # the weight chosen on dev for sampled_spancat; token_ner keeps its default (never tried on dev)
+    assert config["components"][component].pop("scope_o_weight") == {"sampled_spancat": 0.1, "token_ner": 0.0}[component]
+    assert plain["components"][component].pop("scope_o_weight") == 0.0
     plain["corpora"].pop("train")
     assert config == plain
 
