@@ -1,6 +1,7 @@
 """Compose a training config from the templates and the chosen options, fill
 it as ``spacy init fill-config`` does, and write it with its notes."""
 import copy
+import functools
 import hashlib
 import json
 import shlex
@@ -184,10 +185,17 @@ def _with_reader(reader: Dict[str, Any], change: Dict[str, Any]) -> Dict[str, An
 def fill_config(config: Config) -> Config:
     """``config`` with every default of its factories and registered functions
     written out, as ``spacy init fill-config`` writes it."""
+    return Config().from_str(_filled(config.to_str(interpolate=False)), interpolate=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _filled(text: str) -> str:
+    # by the config's text: a pipeline is built to fill it (about a second), and the
+    # encoder variants of one choice (scripts/write_configs.py) fill the same config
     from spacy.util import load_model_from_config
 
-    nlp = load_model_from_config(config, auto_fill=True, validate=False)
-    return nlp.config
+    nlp = load_model_from_config(Config().from_str(text, interpolate=False), auto_fill=True, validate=False)
+    return nlp.config.to_str(interpolate=False)
 
 
 def set_overrides(config: Config, overrides: Dict[str, Any]) -> Config:
