@@ -203,7 +203,8 @@ def test_a_line_with_a_wrong_option_fails_to_parse(workflow_paths, monkeypatch):
 EXTERNAL = {
     "metrics/demo/*": "the demo's committed reference run: demo-masked writes the same files to runs/demo/ (ignored by git)",
     "metrics/*/gpu/*": "runs on a lent GPU machine, collected by dev/gpu/collect.py and dev/gpu/evaluations.py (docs/gpu.md)",
-    "metrics/wnut17/never_worse_*.md": "issue 42's investigation, still running (dev/never_worse_trials.py)",
+    "metrics/wnut17/never_worse_trials.md": "issue 42's dev trials (dev/never_worse_trials.py)",
+    "metrics/wnut17/never_worse_choice.md": "issue 42's choice of defaults from its dev trials (dev/never_worse_trials.py)",
     "metrics/wnut17/scope_trials.md": "issue 47's dev trials of scope_o_weight (dev/scope_trials.py)",
     "metrics/wnut17/scope_trials_features_4000.md": "issue 47's dev trials of scope_o_weight on frozen features (dev/scope_trials.py --encoder features)",
     "metrics/wnut16/low_resource_n1000_tuned.json": "a one-off `benchmark tune` call, quoted in docs/benchmarks/src/two_task.md",
@@ -547,7 +548,8 @@ def test_project_benchmarks_use_existing_configs_and_declare_them():
     used = set()
     for command in PROJECT["commands"]:
         script = " ".join(command.get("script", []))
-        for config in re.findall(r"--config (\S+)", script):
+        for system in re.findall(r"--config (\S+)", script):
+            config = system.partition("@")[0]  # a study table's CONFIG@VARIANT reads that config's runs
             used.add(config)
             assert (ROOT / "configs" / f"{config}.cfg").exists(), f"{command['name']}: no configs/{config}.cfg"
             # the config itself, or its folder (configs/vectors for every vectors variant)

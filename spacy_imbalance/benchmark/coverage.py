@@ -9,7 +9,8 @@ match:
 
 - a study table (a ``spacy-imbalance benchmark table`` command of the
   project's project.yml): metrics/<corpus>/<config>[-<tag>]-s<seed>.json for
-  each config and setting, and each reference's untagged runs;
+  each config (or CONFIG@VARIANT: names.system_run) and setting, and each
+  reference's untagged runs;
 - a table over a folder of records (``folders``: table name -> glob, given
   by the project);
 - the table's own JSON (<name>.json next to it), which is
@@ -31,7 +32,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import srsly
 
-from .names import run_name, seed_of
+from .names import run_name, seed_of, system_run
 
 # a study table's command: the package's (as an executable or a module), or the script it replaced
 TABLE_COMMANDS = (("spacy-imbalance", "benchmark", "table"), ("spacy_imbalance", "benchmark", "table"), ("scripts/study_table.py",))
@@ -132,7 +133,7 @@ class Coverage:
         folder = (self.root / table).parent
         if table in self.studies:
             configs, tags, references = self.studies[table]
-            names = [run_name(config, tag) for config in configs for tag in tags] + list(references)
+            names = [run_name(*system_run(config, tag)) for config in configs for tag in tags] + list(references)
             return [record for name in names for record in self._runs(folder, name)]
         name = Path(table).name
         if name in self.folders:

@@ -185,7 +185,7 @@ def tune_cli(
 def table_cli(
     name: str = typer.Argument(..., metavar="NAME", help="The study's name: writes METRICS_DIR/<corpus>/NAME.md and NAME.png"),
     corpora: List[str] = typer.Option(..., "--corpus", help="A corpus whose runs are tabled; repeatable"),
-    configs: List[str] = typer.Option(..., "--config", help="A system (config) of the study, one row each; repeatable"),
+    configs: List[str] = typer.Option(..., "--config", help="A system of the study, one row each: a config, or CONFIG@VARIANT for its runs tagged <TAG>_<VARIANT> (trained with an override); repeatable"),
     settings: List[str] = typer.Option(..., "--setting", help="TAG=LABEL, in column order, e.g. n50=50; an empty TAG (=0) is the untagged runs"),
     xlabel: str = typer.Option("setting", "--xlabel", help="What the settings are, e.g. training sentences"),
     detail: bool = typer.Option(False, "--detail", help="Also macro precision and recall, and the missampling rate"),

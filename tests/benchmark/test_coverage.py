@@ -54,6 +54,15 @@ def test_a_study_tables_records_are_its_configs_at_each_setting_and_its_referenc
                         "platform, python, time_utc (recorded before records held them): `ours-m50` (seed 1).")
 
 
+def test_a_study_system_with_a_variant_is_found_by_its_own_tag(tmp_path):
+    project = "commands:\n  - name: s\n    script:\n      - \"spacy-imbalance benchmark table nw --corpus c --config ner --config ours@v2 --setting nw=0 --setting nw_m50=0.5\"\n"
+    _write(tmp_path, "project.yml", project)
+    for name in ("ner-nw", "ner-nw_m50", "ours-nw_v2", "ours-nw_m50_v2", "ours-nw", "ours-nw_m50"):
+        _write(tmp_path, f"metrics/c/{name}-s0.json", _run())
+    # the variant's runs, not the config's runs without the override
+    assert [record.row for record in Coverage(tmp_path).records("metrics/c/nw.md")] == ["ner-nw", "ner-nw_m50", "ours-nw_v2", "ours-nw_m50_v2"]
+
+
 def test_tables_written_from_a_json_find_their_records_from_it(tmp_path):
     full = run_provenance(-1, ROOT)
     coverage = Coverage(tmp_path, write_docs.FOLDERS)

@@ -6,19 +6,20 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import srsly
 
-from ..names import run_name
+from ..names import run_name, system_run
 
 # (config, tag) -> each score's values, one per seed
 Runs = Dict[Tuple[str, str], Dict[str, List[float]]]
 
 
 def collect(folder: Path, configs: List[str], tags: List[str]) -> Runs:
-    """Each (config, tag)'s scores, one per seed that has run."""
+    """Each (system, tag)'s scores, one per seed that has run (a system is a
+    config or CONFIG@VARIANT: ``names.system_run``)."""
     runs: Runs = {}
     for config in configs:
         for tag in tags:
             found: Dict[str, List[float]] = {"macro": [], "micro": [], "macro_p": [], "macro_r": [], "missampling": []}
-            for path in sorted(folder.glob(f"{run_name(config, tag)}-s*.json")):
+            for path in sorted(folder.glob(f"{run_name(*system_run(config, tag))}-s*.json")):
                 report = srsly.read_json(path)
                 found["macro"].append(report["macro"]["f"])
                 found["micro"].append(report["micro"]["f"])
@@ -36,7 +37,7 @@ def dev_choice(folder: Path, config: str, settings: List[Tuple[str, str]]) -> Op
     dev curve (`benchmark run --need-dev-curve` reruns those) or none has run."""
     means = {}
     for tag, label in settings:
-        paths = sorted(folder.glob(f"{run_name(config, tag)}-s*.json"))
+        paths = sorted(folder.glob(f"{run_name(*system_run(config, tag))}-s*.json"))
         reports = [srsly.read_json(path) for path in paths]
         if not reports or any(not report.get("dev_curve") for report in reports):
             return None

@@ -5,12 +5,12 @@ setting) and references (one untagged run paired with every setting), and
 the setting each system chooses on dev."""
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import srsly
 
 from ..cells import over_seeds
-from ..names import run_name
+from ..names import run_name, system_run
 from ..paired import paired_by_seed
 from .markdown import CAPTIONS, dev_choice_markdown, markdown, paired_markdown
 from .runs import collect, dev_choice
@@ -53,7 +53,7 @@ def write_study(study: Study, folder: Path, corpus: str, plots: bool = True, war
     <name>.png; the tables' text."""
     configs, pairs, xlabel = study.configs, study.settings, study.xlabel
     runs = collect(folder, configs, [tag for tag, _ in pairs])
-    missing = [run_name(c, t) for (c, t), found in runs.items() if not found["macro"]]
+    missing = [run_name(*system_run(c, t)) for (c, t), found in runs.items() if not found["macro"]]
     if missing:
         warn(f"{corpus}: no runs yet for {', '.join(missing)}")
     out = folder / f"{study.name}.md"
@@ -66,10 +66,10 @@ def write_study(study: Study, folder: Path, corpus: str, plots: bool = True, war
             text += f"\n### {corpus}: {CAPTIONS[average].split(' (')[0]}\n\n{markdown(runs, configs, pairs, average, xlabel)}"
     comparisons: Dict[str, Dict[str, Any]] = {}
     for baseline in study.baselines:
-        diffs = {(config, tag): paired_by_seed(folder, config, baseline, tag) for config in configs if config != baseline for tag, _ in pairs}
+        diffs = {(config, tag): _pair(folder, config, baseline, tag) for config in configs if config != baseline for tag, _ in pairs}
         text += _paired(comparisons, diffs, study, baseline, f"\n### {corpus}: paired against {baseline}\n\n")
     for reference in study.references:
-        diffs = {(config, tag): paired_by_seed(folder, config, reference, tag, None) for config in configs for tag, _ in pairs}
+        diffs = {(config, tag): _pair(folder, config, reference, tag, untagged=True) for config in configs for tag, _ in pairs}
         base = [srsly.read_json(path)["macro"]["f"] for path in sorted(folder.glob(f"{reference}-s*.json"))]
         text += _paired(comparisons, diffs, study, reference, (
             f"\n### {corpus}: paired against {reference}\n\n`{reference}` (untagged): macro-F1 {over_seeds(base)} over {len(base)} runs.\n\n"
@@ -86,12 +86,20 @@ def write_study(study: Study, folder: Path, corpus: str, plots: bool = True, war
     return text
 
 
+def _pair(folder: Path, system: str, against: str, tag: str, untagged: bool = False) -> Optional[Dict[str, Any]]:
+    """``system`` paired with ``against`` in the setting ``tag`` (each a
+    config or CONFIG@VARIANT; ``untagged``: the reference's untagged run)."""
+    config, run_tag = system_run(system, tag)
+    base, base_tag = (against, None) if untagged else system_run(against, tag)
+    return paired_by_seed(folder, config, base, run_tag or "", base_tag)
+
+
 def _paired(
     comparisons: Dict[str, Dict[str, Any]], diffs: Dict[Tuple[str, str], Any], study: Study, against: str, heading: str
 ) -> str:
     """The paired table against ``against`` (its comparisons kept in ``comparisons``)."""
     found = {key: diff for key, diff in diffs.items() if diff is not None}
-    comparisons[against] = {run_name(config, tag): diff for (config, tag), diff in found.items()}
+    comparisons[against] = {run_name(*system_run(config, tag)): diff for (config, tag), diff in found.items()}
     return heading + paired_markdown(found, study.configs, against, study.settings, study.xlabel)
 
 
