@@ -9,14 +9,17 @@ so it resumes where it stopped.
     python dev/never_worse_trials.py --only f-uniform-c   # some
     python dev/never_worse_trials.py --part 1/2           # every other trial (two queues)
     python dev/never_worse_trials.py --table              # metrics/wnut17/never_worse_trials.md only
+    python dev/never_worse_trials.py --from-run t-fixed-c=metrics/wnut17/transformer/sampled_spancat_uniform-nw_v2-s0.json
+                                                          # a trial a grid run already trained: its model-best on dev
 """
 from pathlib import Path
+from typing import List
 
 import srsly
 import typer
 
 from dev.never_worse.table import overall, pairs, table
-from dev.never_worse.trials import run
+from dev.never_worse.trials import from_run, run
 from spacy_imbalance.benchmark.options import only_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +30,7 @@ def main(
     only: str = typer.Option("", "--only", help="Comma-separated trial names; empty: all"),
     part: str = typer.Option("1/1", "--part", help="K/N: the K-th of N interleaved shares of the trials"),
     table_only: bool = typer.Option(False, "--table", help="Write the summary only"),
+    from_runs: List[str] = typer.Option([], "--from-run", help="TRIAL=RECORD: the trial from a run that trained its exact config (its model-best scored on dev); repeatable"),
 ) -> None:
     trials = srsly.read_yaml(TRIALS)["trials"]
     names = [n for n in trials if not only or n in only_names(only)]
@@ -34,7 +38,12 @@ def main(
     folder = ROOT / "metrics" / "wnut17" / "never_worse"
     folder.mkdir(parents=True, exist_ok=True)
     out = folder.parent / "never_worse_trials.md"
-    for name in [] if table_only else names[k - 1 :: n]:
+    for item in from_runs:
+        name, _, record = item.partition("=")
+        if name not in trials or not record:
+            raise typer.BadParameter(f"expected TRIAL=RECORD with a trial of {TRIALS.name}, got {item!r}", param_hint="--from-run")
+        from_run(ROOT, name, trials[name], Path(record).resolve(), ROOT / "corpus" / "wnut17", folder)
+    for name in [] if table_only or from_runs else names[k - 1 :: n]:
         run(ROOT, name, trials[name], ROOT / "corpus" / "wnut17", folder)
         out.write_text(table(trials, folder), encoding="utf8")
     out.write_text(table(trials, folder), encoding="utf8")

@@ -64,6 +64,57 @@ def run(root: Path, name: str, spec: Dict[str, Any], corpus: Path, folder: Path)
     return report
 
 
+def from_run(root: Path, name: str, spec: Dict[str, Any], record_path: Path, corpus: Path, folder: Path) -> Dict[str, Any]:
+    """The trial ``name`` from a run that trained exactly its config (the
+    never-worse grid's seed 0: the same config, seed, budget, masking and
+    settings; an hour a fine-tuned run on a CPU): its model-best scored on
+    dev as ``run`` scores a trial's, the run's own training record kept.
+    A run that differs from the trial in any of these is refused, naming it."""
+    from spacy.util import load_config
+
+    from spacy_imbalance.evaluation.evaluate import evaluate_model
+    from spacy_imbalance.init_config import config_fingerprint
+
+    run_record = srsly.read_json(record_path)
+    model = Path(run_record["model"])
+    model = model if model.is_absolute() else record_path.parents[3] / model
+    budget = BUDGETS[spec["config"].split("/")[0]]
+    trained = load_config(model / "config.cfg")
+    # the settings the trial sets, as the trained pipeline resolved them (a sampler default the run left unset included)
+    differing = [
+        f"{key} = {trained_value!r} (the trial: {value!r})" for key, value in (spec.get("set") or {}).items()
+        if (trained_value := _dotted(trained, key)) != value
+    ]
+    masked = run_record.get("overrides", {}).get("corpora.train.@readers") == MASKED["corpora.train.@readers"]
+    if run_record["config"] != spec["config"]:
+        differing.append(f"config {run_record['config']} (the trial: {spec['config']})")
+    if run_record["seed"] != 0 or run_record["max_steps"] != budget["max_steps"] or masked != bool(spec.get("masked")):
+        differing.append(f"seed {run_record['seed']}, {run_record['max_steps']} steps, masked {masked}")
+    if masked and str(run_record["overrides"].get("corpora.train.p")) != str(MASKED["corpora.train.p"]):
+        differing.append(f"corpora.train.p = {run_record['overrides'].get('corpora.train.p')}")
+    if differing:
+        raise ValueError(f"{record_path} did not train trial {name}: {'; '.join(differing)}")
+    config = root / "configs" / f"{spec['config']}.cfg"
+    report = evaluate_model(str(model), corpus / "dev.spacy", name=f"never-worse trial {name}")
+    report.update({
+        "trial": name, "config": spec["config"], "config_sha256": config_fingerprint(config.read_text(encoding="utf8")),
+        "overrides": trial_overrides(spec), "masked": bool(spec.get("masked")), "seed": 0, "scored_on": "dev",
+        "train_seconds": run_record["train_seconds"], "dev_curve": run_record.get("dev_curve"),
+        "provenance": run_record.get("provenance"), "trained_by": {"record": record_path.name, "overrides": run_record.get("overrides")},
+    })
+    report["decoded"] = rescore(model, corpus / "dev.spacy")
+    srsly.write_json(folder / f"{name}.json", report, indent=0)
+    print(f"{name}: dev macro-F1 {100 * report['macro']['f']:.1f} (from {record_path.name})", flush=True)
+    return report
+
+
+def _dotted(config: Any, key: str) -> Any:
+    """A value of a config by its dotted key (as --set names it)."""
+    for part in key.split("."):
+        config = config[part]
+    return config
+
+
 def rescore(model: Path, dev: Path) -> List[Dict[str, Any]]:
     """model-best on dev again: a sampled_spancat at every correction share,
     a span system on its spans decoded to non-overlapping entities."""

@@ -1,6 +1,7 @@
 """Running one "never worse" trial (dev/never_worse/trials.py)."""
 from pathlib import Path
 
+import pytest
 import srsly
 
 import spacy_imbalance.sweeps
@@ -30,3 +31,25 @@ def test_a_trials_record_carries_where_when_and_how_it_ran(tmp_path, monkeypatch
     assert missing_fields(written["provenance"]) == []
     assert written["provenance"]["command"]["overrides"] == seen[0].overrides
     assert seen[0].overrides["corpora.train.p"] == "0.5" and seen[0].overrides["training.patience"] == "1000"
+
+
+def test_a_trial_from_a_run_is_refused_where_the_run_trained_something_else(tmp_path):
+    """A grid run stands for a trial only if it trained the trial's exact
+    config: each difference is named, before anything is scored."""
+    model = tmp_path / "model-best"
+    model.mkdir()
+    config = (ROOT / "configs" / "transformer" / "sampled_spancat_uniform.cfg").read_text(encoding="utf8")
+    # the run drew fresh negatives each update (uniform_negatives.v1): not the fixed draw the trial asks for
+    (model / "config.cfg").write_text(config, encoding="utf8")
+    record = tmp_path / "run.json"
+    srsly.write_json(record, {"model": str(model), "config": "transformer/sampled_spancat_uniform", "seed": 0, "max_steps": 1000,
+                              "overrides": {"corpora.train.@readers": "spacy-imbalance.MaskedCorpus.v1", "corpora.train.p": "0.3"}})
+    spec = {"config": "transformer/sampled_spancat_uniform", "masked": True,
+            "set": {"components.sampled_spancat.negatives.@misc": "spacy-imbalance.uniform_negatives.v2"}}
+    with pytest.raises(ValueError) as err:
+        trials.from_run(ROOT, "t-fixed-m50", spec, record, tmp_path / "corpus", tmp_path)
+    message = str(err.value)
+    assert "did not train trial t-fixed-m50" in message
+    assert "components.sampled_spancat.negatives.@misc = 'spacy-imbalance.uniform_negatives.v1'" in message
+    assert "corpora.train.p = 0.3" in message
+    assert not (tmp_path / "t-fixed-m50.json").exists()
