@@ -40,6 +40,27 @@ def test_each_part_keeps_its_types_only_and_carries_them_as_its_scope():
     assert all(len(doc.ents) == 3 and get_label_scope(doc) is None for doc in docs)
 
 
+def test_a_removed_entity_leaves_every_span_group_too():
+    """spancat and spancat_singlelabel train on doc.spans["sc"]: the naive merge
+    must not hand them the types a part does not annotate. Spans that are no
+    removed entity (another label, another extent) stay, with the group's attrs."""
+    docs = make_docs(2)
+    for doc in docs:
+        doc.spans["sc"] = list(doc.ents)
+        doc.spans["other"] = [Span(doc, 0, 2, "PER"), Span(doc, 4, 5, "LOC")]
+        doc.spans["other"].attrs["note"] = "kept"
+    parts = split_by_types(docs, [("PER",), ("LOC", "ORG")], seed=0)
+    for part, group in zip(parts, [{"PER"}, {"LOC", "ORG"}]):
+        for doc in part:
+            assert [(s.start, s.end, s.label_) for s in doc.spans["sc"]] == [(e.start, e.end, e.label_) for e in doc.ents]
+            assert {s.label_ for s in doc.spans["sc"]} == group
+            # (0, 2, PER) was never an entity: it stays in both parts; (4, 5, LOC) leaves the PER part
+            other = [(s.start, s.end, s.label_) for s in doc.spans["other"]]
+            assert other == ([(0, 2, "PER")] if group == {"PER"} else [(0, 2, "PER"), (4, 5, "LOC")])
+            assert doc.spans["other"].attrs["note"] == "kept"
+    assert all(len(doc.spans["sc"]) == 3 for doc in docs)  # the input untouched
+
+
 def test_the_deal_follows_the_seed():
     docs = make_docs(8)
     first = [[doc[5].text for doc in part] for part in split_by_types(docs, [("PER",), ("ORG",)], seed=0)]
