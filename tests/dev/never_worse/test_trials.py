@@ -53,3 +53,29 @@ def test_a_trial_from_a_run_is_refused_where_the_run_trained_something_else(tmp_
     assert "components.sampled_spancat.negatives.@misc = 'spacy-imbalance.uniform_negatives.v1'" in message
     assert "corpora.train.p = 0.3" in message
     assert not (tmp_path / "t-fixed-m50.json").exists()
+
+
+def test_a_trial_stopped_while_rescoring_is_rescored_not_trained_again(tmp_path, monkeypatch):
+    (tmp_path / "configs" / "features").mkdir(parents=True)
+    (tmp_path / "configs" / "features" / "ner.cfg").write_text((ROOT / "configs" / "ner.cfg").read_text(encoding="utf8"), encoding="utf8")
+    trained = []
+
+    def run_trial(trial):
+        trained.append(trial)
+        Path(trial.metrics).parent.mkdir(parents=True, exist_ok=True)
+        (Path(trial.output) / "model-best").mkdir(parents=True)
+        return {"macro": {"f": 0.5}, "micro": {"f": 0.5}, "train_seconds": 60.0, "provenance": run_provenance(trial.gpu_id)}
+
+    def stopped(model, dev):
+        raise KeyboardInterrupt  # the session ended while rescoring
+
+    monkeypatch.setattr(spacy_imbalance.sweeps, "run_trial", run_trial)
+    monkeypatch.setattr(trials, "rescore", stopped)
+    spec = {"config": "features/ner"}
+    with pytest.raises(KeyboardInterrupt):
+        trials.run(tmp_path, "f-ner-c", spec, tmp_path / "corpus", tmp_path / "metrics")
+    assert "decoded" not in srsly.read_json(tmp_path / "metrics" / "f-ner-c.json")
+    monkeypatch.setattr(trials, "rescore", lambda model, dev: [{"decoding": "x"}])
+    done = trials.run(tmp_path, "f-ner-c", spec, tmp_path / "corpus", tmp_path / "metrics")
+    assert len(trained) == 1 and done["decoded"] == [{"decoding": "x"}]
+    assert srsly.read_json(tmp_path / "metrics" / "f-ner-c.json")["decoded"] == [{"decoding": "x"}]
