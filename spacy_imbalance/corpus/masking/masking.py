@@ -9,9 +9,8 @@ from typing import Iterable, List, Optional, Sequence, Set, Tuple
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..gold_checks import check_no_empty_spans, unreachable_gold
+from ..span_groups import SpanKey, drop_from_span_groups, span_key
 from ..stats import gold_spans
-
-SpanKey = Tuple[int, int, str]
 
 
 def check_probability(p: float, name: str = "p") -> None:
@@ -91,29 +90,19 @@ def mask_entities(
     return output
 
 
-def _key(span: Span) -> SpanKey:
-    return (span.start, span.end, span.label_)
-
-
 def _remove(doc: Doc, dropped: List[Span], kept: List[Span], *, spans_key: Optional[str], masked_key: str) -> None:
     """Take the dropped gold spans out of doc.ents and of every span group."""
     # an entity listed twice in the gold, once kept and once dropped, stays
     # wherever else it is: the kept copy still says it is an entity
-    gone: Set[SpanKey] = {_key(span) for span in dropped} - {_key(span) for span in kept}
+    gone: Set[SpanKey] = {span_key(span) for span in dropped} - {span_key(span) for span in kept}
     if spans_key is not None:
         group = doc.spans[spans_key]
         doc.spans[spans_key] = SpanGroup(doc, name=spans_key, attrs=group.attrs, spans=kept)
-    outside = [span for span in doc.ents if _key(span) in gone]
+    outside = [span for span in doc.ents if span_key(span) in gone]
     if outside:
         # "unmodified": every other token keeps its annotation, missing included
         doc.set_ents([], outside=outside, default="unmodified")
-    for key in list(doc.spans):
-        if key in (spans_key, masked_key):
-            continue
-        group = doc.spans[key]
-        remaining = [span for span in group if _key(span) not in gone]
-        if len(remaining) != len(group):
-            doc.spans[key] = SpanGroup(doc, name=key, attrs=group.attrs, spans=remaining)
+    drop_from_span_groups(doc, gone, skip=(spans_key, masked_key))
 
 
 def masking_counts(

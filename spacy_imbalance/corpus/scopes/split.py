@@ -9,10 +9,11 @@ carry their scope; their concatenation without scopes is the naive merge
 every spaCy pipeline would train on.
 """
 import random
-from typing import List, Sequence, Set, Tuple
+from typing import List, Sequence, Tuple
 
-from spacy.tokens import Doc, SpanGroup
+from spacy.tokens import Doc
 
+from ..span_groups import drop_from_span_groups, span_key
 from .scopes import SCOPE_KEY, check_scope_labels, set_label_scope
 
 __all__ = ["check_groups", "split_by_types"]
@@ -49,22 +50,12 @@ def split_by_types(docs: Sequence[Doc], groups: Sequence[Tuple[str, ...]], seed:
         part = position % len(groups)
         doc = docs[index].copy()
         doc.user_data.pop(SCOPE_KEY, None)
-        removed = {(ent.start, ent.end, ent.label_) for ent in doc.ents if ent.label_ not in groups[part]}
+        # as masking does: the removed entities leave every span group too (spancat trains on "sc")
+        removed = {span_key(ent) for ent in doc.ents if ent.label_ not in groups[part]}
         # the setter makes every token outside the kept entities "O": unannotated text
         doc.ents = [ent for ent in doc.ents if ent.label_ in groups[part]]
-        _drop_from_span_groups(doc, removed)
+        drop_from_span_groups(doc, removed)
         set_label_scope(doc, groups[part])
         parts[part].append(doc)
     return parts
 
-
-def _drop_from_span_groups(doc: Doc, removed: Set[Tuple[int, int, str]]) -> None:
-    """The removed entities (start, end, label) out of every span group too,
-    as masking removes them: spaCy's spancat and spancat_singlelabel train on
-    a span group (``sc``, a copy of the entities in our corpora), and one left
-    whole would give them the entities the part does not annotate."""
-    for key in list(doc.spans):
-        group = doc.spans[key]
-        kept = [span for span in group if (span.start, span.end, span.label_) not in removed]
-        if len(kept) != len(group):
-            doc.spans[key] = SpanGroup(doc, name=key, attrs=dict(group.attrs), spans=kept)
