@@ -86,7 +86,8 @@ def from_run(root: Path, name: str, spec: Dict[str, Any], record_path: Path, cor
 
     run_record = srsly.read_json(record_path)
     model = Path(run_record["model"])
-    model = model if model.is_absolute() else record_path.parents[3] / model
+    if not (model / "config.cfg").is_file():
+        raise ValueError(f"{record_path}: its model {model} is no trained pipeline here (a relative path is read from the current folder)")
     budget = BUDGETS[spec["config"].split("/")[0]]
     trained = load_config(model / "config.cfg")
     # the settings the trial sets, as the trained pipeline resolved them (a sampler default the run left unset included)
