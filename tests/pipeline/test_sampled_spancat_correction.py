@@ -121,3 +121,26 @@ def test_a_fixed_draw_is_the_same_at_every_update_and_follows_the_seed():
 def test_empty_docs_with_the_correction(corrected):
     docs = list(corrected.pipe(["", "Paris", ""]))
     assert [len(doc) for doc in docs] == [0, 1, 0]
+
+
+def test_overlapping_trains_every_negative_that_overlaps_gold():
+    """Through the component: with ``overlapping`` the draw holds each
+    two-token entity's sub-spans (Kate / Bush of Kate Bush) at every update,
+    and training still fits the toy data."""
+    nlp = make_nlp({**V2, "correction": 0.0, "overlapping": True}, max_span_width=3)
+    examples = make_examples(nlp)
+    nlp.initialize(lambda: examples)
+    pipe = nlp.get_pipe("sampled_spancat")
+    drawn = _drawn(pipe, examples)
+    for eg in examples:
+        for ent in eg.reference.ents:
+            for start in range(ent.start, ent.end):
+                for end in range(start + 1, min(ent.end, start + 3) + 1):
+                    if (start, end) != (ent.start, ent.end):
+                        assert (eg.predicted.text, start, end) in drawn
+    # the same kept draw without them is a strict subset
+    pipe.negatives.overlapping = False
+    assert drawn > _drawn(pipe, examples)
+    pipe.negatives.overlapping = True
+    losses = train(nlp, examples)
+    assert losses[-1] < 0.2 * losses[0]

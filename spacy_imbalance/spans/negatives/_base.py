@@ -210,6 +210,34 @@ def uniform_keys(generator: Any, n: int) -> Floats1d:
     return generator.random_sample(n, dtype=numpy.float32)  # older cupy's RandomState
 
 
+def overlapping(batch: SamplingBatch) -> Ints1d:
+    """The sorted negatives that share a token with a gold span of the batch
+    (sub-spans, super-spans and crossing spans of an annotated entity).
+
+    In flat NER a span overlapping an annotated entity is not itself an
+    entity, however incomplete the annotation: an unannotated entity never
+    overlaps an annotated one, so these are negatives no missed entity can
+    hide in. They are also the ones a uniform draw almost never reaches (a
+    two-token name has two sub-spans among a sentence's ~8 n candidates),
+    and a model that never sees "martin" of "martin short" as "no entity"
+    predicts it (issue 42's dev trials). Coverage comes from a difference
+    array over the batch's tokens: +1 where a gold span starts, -1 after it
+    ends, summed; then prefix sums say whether a candidate touches a
+    covered token. No loop over spans, on the ops' device."""
+    ops, candidates = batch.ops, batch.candidates
+    xp = ops.xp
+    if not len(candidates):
+        return ops.alloc1i(0)
+    n_tokens = int(sum(candidates.doc_lengths))
+    positive = batch.positives
+    delta = xp.bincount(candidates.starts[positive], minlength=n_tokens + 1)[: n_tokens + 1]
+    delta = delta - xp.bincount(candidates.ends[positive] + 1, minlength=n_tokens + 1)[: n_tokens + 1]
+    covered = xp.cumsum(delta)[:n_tokens] > 0
+    counts = xp.concatenate([xp.zeros((1,), dtype="int64"), xp.cumsum(covered.astype("int64"))])
+    touches = (counts[candidates.ends + 1] - counts[candidates.starts]) > 0
+    return xp.nonzero(touches & batch.negatives)[0].astype("int32")
+
+
 def top_k_per_group(ops: Ops, keys: Any, groups: Ints1d, eligible: Any, k: Ints1d) -> Ints1d:
     """Per group g, the ``k[g]`` eligible items with the largest keys (all of
     them when the group has fewer), as sorted indices.

@@ -15,14 +15,19 @@ the sampling teaches beyond one draw:
   1 - (1 - s)^E over E epochs (0.78 for s = 0.11 and 13 epochs), so the
   model ends up learning most missed entities as "no entity" anyway; a
   fixed draw keeps that at s for the whole run (an entity never drawn is
-  never a negative).
+  never a negative);
+* ``overlapping``: every negative that overlaps a gold span (its sub-spans,
+  super-spans and crossing spans) is trained on besides the draw
+  (``_base.overlapping``): in flat NER no missed entity overlaps an
+  annotated one, so these negatives are safe however incomplete the
+  annotation, and a uniform draw almost never reaches them.
 """
 from typing import Any
 
 from spacy.util import registry
 from thinc.types import Ints1d
 
-from ._base import PerSentenceSampler, SamplingBatch, check_correction, check_rate, sentence_keys, uniform_keys
+from ._base import PerSentenceSampler, SamplingBatch, check_correction, check_rate, overlapping, sentence_keys, uniform_keys
 
 # The default of the authors' released code (NegSampling-NER, main.py
 # --negative_rate 0.7). With the sqrt(n) entity bound of the weighted paper
@@ -35,6 +40,9 @@ DEFAULT_RATE = 0.7
 # so it is there to set, off by default
 DEFAULT_CORRECTION = 0.0
 DEFAULT_FIXED = True
+# off until a dev trial chooses it (docs/benchmarks/never_worse.md): it
+# changes what every run of the released default trains on
+DEFAULT_OVERLAPPING = False
 
 
 class UniformNegatives(PerSentenceSampler):
@@ -56,23 +64,37 @@ def create_uniform_negatives_v1(rate: float = DEFAULT_RATE) -> UniformNegatives:
 
 class UniformNegativesV2(UniformNegatives):
     """v1 with the prior correction at prediction and, with ``fixed``, one
-    draw per sentence for the whole run (see the module docstring)."""
+    draw per sentence for the whole run; with ``overlapping``, every
+    negative overlapping a gold span besides (see the module docstring)."""
 
     name = "uniform_v2"
 
-    def __init__(self, rate: float = DEFAULT_RATE, correction: float = DEFAULT_CORRECTION, fixed: bool = DEFAULT_FIXED) -> None:
+    def __init__(
+        self, rate: float = DEFAULT_RATE, correction: float = DEFAULT_CORRECTION, fixed: bool = DEFAULT_FIXED,
+        overlapping: bool = DEFAULT_OVERLAPPING,
+    ) -> None:
         check_rate(rate, "uniform_negatives.v2: rate")
-        if not isinstance(fixed, bool):
-            raise ValueError(f"uniform_negatives.v2: fixed must be true or false, got {fixed!r}")
+        for setting, value in (("fixed", fixed), ("overlapping", overlapping)):
+            if not isinstance(value, bool):
+                raise ValueError(f"uniform_negatives.v2: {setting} must be true or false, got {value!r}")
         self.rate = rate
         self.correction = check_correction(correction, "uniform_negatives.v2: correction")
         self.fixed = fixed
+        self.overlapping = overlapping
 
     @property
     def needs_doc_keys(self) -> bool:
         return self.fixed
 
     def sample(self, batch: SamplingBatch, generator: Any) -> Ints1d:
+        drawn = self._draw(batch, generator)
+        if not self.overlapping:
+            return drawn
+        xp = batch.ops.xp
+        return xp.unique(xp.concatenate([drawn, overlapping(batch)])).astype("int32")
+
+    def _draw(self, batch: SamplingBatch, generator: Any) -> Ints1d:
+        """⌈rate·n⌉ uniform negatives per sentence, fresh or kept (``fixed``)."""
         if not self.fixed:
             return super().sample(batch, generator)
         if batch.doc_keys is None:
@@ -82,11 +104,13 @@ class UniformNegativesV2(UniformNegatives):
 
 @registry.misc("spacy-imbalance.uniform_negatives.v2")
 def create_uniform_negatives_v2(
-    rate: float = DEFAULT_RATE, correction: float = DEFAULT_CORRECTION, fixed: bool = DEFAULT_FIXED
+    rate: float = DEFAULT_RATE, correction: float = DEFAULT_CORRECTION, fixed: bool = DEFAULT_FIXED,
+    overlapping: bool = DEFAULT_OVERLAPPING,
 ) -> UniformNegativesV2:
     """rate (float): negatives per token of the sentence, in (0, 1].
     correction (float): the share, in [0, 1], of the sampling's odds inflation
     undone at prediction (0: none, as v1). fixed (bool): draw each sentence's
     negatives once and keep them every epoch (false: a fresh draw per update,
-    as v1)."""
-    return UniformNegativesV2(rate, correction, fixed)
+    as v1). overlapping (bool): train on every negative that overlaps a gold
+    span besides the draw."""
+    return UniformNegativesV2(rate, correction, fixed, overlapping)
