@@ -149,12 +149,27 @@ def rescore(model: Path, dev: Path) -> List[Dict[str, Any]]:
             rows.append({"correction": share, **_summary(score_report(ents_counts(examples), n_resamples=10)),
                          "ece": expected_calibration_error(label.confidence, label.correct)})
         return rows
-    spans_key = next((pipe.cfg.get("spans_key") for _, pipe in nlp.pipeline if getattr(pipe, "cfg", {}).get("spans_key")), None)
-    if spans_key is None:
+    if not _spans_key(nlp):
         return rows
-    from spacy_imbalance.spans.decoding import greedy_non_overlapping
+    examples = _decode_spans(nlp, docs)
+    rows.append({"decoding": "greedy non-overlapping entities", **_summary(score_report(ents_counts(examples), n_resamples=10))})
+    return rows
+
+
+def _spans_key(nlp: Any) -> Optional[str]:
+    """The spans key a span system (spancat, spancat_singlelabel) writes to; None for others."""
+    return next((pipe.cfg.get("spans_key") for _, pipe in nlp.pipeline if getattr(pipe, "cfg", {}).get("spans_key")), None)
+
+
+def _decode_spans(nlp: Any, docs: List[Any]) -> List[Any]:
+    """A span system's predictions on ``docs``, its spans decoded to the
+    entities a greedy non-overlapping decoding keeps (ours' decoding)."""
     import numpy
 
+    from spacy_imbalance.scorers.evaluation import predict_examples
+    from spacy_imbalance.spans.decoding import greedy_non_overlapping
+
+    spans_key = _spans_key(nlp)
     examples, _ = predict_examples(nlp, docs)
     for eg in examples:
         group = eg.predicted.spans.get(spans_key, [])
@@ -165,8 +180,27 @@ def rescore(model: Path, dev: Path) -> List[Dict[str, Any]]:
         starts = numpy.asarray([s.start for s in group]); ends = numpy.asarray([s.end for s in group])
         kept = greedy_non_overlapping(starts, ends, numpy.asarray(scores, dtype="float32").reshape(len(group), -1).max(axis=1))
         eg.predicted.ents = [group[i] for i in kept]
-    rows.append({"decoding": "greedy non-overlapping entities", **_summary(score_report(ents_counts(examples), n_resamples=10))})
-    return rows
+    return examples
+
+
+def decoded_examples(model: Path, dev: Path) -> List[Any]:
+    """``model`` on ``dev`` at the decoding its trial is scored on first:
+    a sampled_spancat without correction, a span system's spans decoded to
+    non-overlapping entities, any other pipeline's entities."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_imbalance.pipeline.sampled_spancat import SampledSpanCategorizer
+    from spacy_imbalance.scorers.evaluation import predict_examples
+
+    nlp = spacy.load(model)
+    docs = list(DocBin().from_disk(dev).get_docs(nlp.vocab))
+    for _, pipe in nlp.pipeline:
+        if isinstance(pipe, SampledSpanCategorizer):
+            pipe.negatives.correction = 0.0
+    if _spans_key(nlp):
+        return _decode_spans(nlp, docs)
+    return predict_examples(nlp, docs)[0]
 
 
 def _summary(report: Dict[str, Any]) -> Dict[str, Any]:
