@@ -95,13 +95,18 @@ def from_run(root: Path, name: str, spec: Dict[str, Any], record_path: Path, cor
         f"{key} = {trained_value!r} (the trial: {value!r})" for key, value in (spec.get("set") or {}).items()
         if (trained_value := _dotted(trained, key)) != value
     ]
-    masked = run_record.get("overrides", {}).get("corpora.train.@readers") == MASKED["corpora.train.@readers"]
+    masked = _dotted(trained, "corpora.train.@readers") == MASKED["corpora.train.@readers"]
     if run_record["config"] != spec["config"]:
         differing.append(f"config {run_record['config']} (the trial: {spec['config']})")
     if run_record["seed"] != 0 or run_record["max_steps"] != budget["max_steps"] or masked != bool(spec.get("masked")):
         differing.append(f"seed {run_record['seed']}, {run_record['max_steps']} steps, masked {masked}")
-    if masked and str(run_record["overrides"].get("corpora.train.p")) != str(MASKED["corpora.train.p"]):
-        differing.append(f"corpora.train.p = {run_record['overrides'].get('corpora.train.p')}")
+    if masked:
+        # the masking as the trained pipeline resolved it: which entities were removed is
+        # the masking seed's, not the training seed's (a run's "{seed}" is its own)
+        differing += [
+            f"{key} = {trained_value!r} (the trial: {value!r})" for key, value in MASKED.items()
+            if (trained_value := _dotted(trained, key)) != value
+        ]
     if differing:
         raise ValueError(f"{record_path} did not train trial {name}: {'; '.join(differing)}")
     config = root / "configs" / f"{spec['config']}.cfg"

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 import srsly
+from spacy.util import load_config
 
 import spacy_imbalance.sweeps
 from dev.never_worse import trials
@@ -38,9 +39,11 @@ def test_a_trial_from_a_run_is_refused_where_the_run_trained_something_else(tmp_
     config: each difference is named, before anything is scored."""
     model = tmp_path / "model-best"
     model.mkdir()
-    config = (ROOT / "configs" / "transformer" / "sampled_spancat_uniform.cfg").read_text(encoding="utf8")
-    # the run drew fresh negatives each update (uniform_negatives.v1): not the fixed draw the trial asks for
-    (model / "config.cfg").write_text(config, encoding="utf8")
+    config = load_config(ROOT / "configs" / "transformer" / "sampled_spancat_uniform.cfg", interpolate=False)
+    # the run drew fresh negatives each update (uniform_negatives.v1): not the fixed draw the trial asks
+    # for; it masked another share of the entities, with another masking seed
+    config["corpora"]["train"].update({"@readers": "spacy-imbalance.MaskedCorpus.v1", "p": 0.3, "seed": 1})
+    config.to_disk(model / "config.cfg")
     record = tmp_path / "run.json"
     srsly.write_json(record, {"model": str(model), "config": "transformer/sampled_spancat_uniform", "seed": 0, "max_steps": 1000,
                               "overrides": {"corpora.train.@readers": "spacy-imbalance.MaskedCorpus.v1", "corpora.train.p": "0.3"}})
@@ -51,7 +54,8 @@ def test_a_trial_from_a_run_is_refused_where_the_run_trained_something_else(tmp_
     message = str(err.value)
     assert "did not train trial t-fixed-m50" in message
     assert "components.sampled_spancat.negatives.@misc = 'spacy-imbalance.uniform_negatives.v1'" in message
-    assert "corpora.train.p = 0.3" in message
+    assert "corpora.train.p = 0.3 (the trial: 0.5)" in message
+    assert "corpora.train.seed = 1 (the trial: 0)" in message
     assert not (tmp_path / "t-fixed-m50.json").exists()
 
 
