@@ -89,6 +89,8 @@ FOLDERS = {
     "advise_validation.md": "*/advise_m*.json",
     "never_worse_trials.md": "never_worse/*.json",
     "never_worse_choice.md": "never_worse/*.json",
+    # counted from the trials' models: their records are the trials'
+    "never_worse_errors.md": "never_worse/*.json",
     "transformer_trials.md": "transformer_trials/*.json",
     "scope_trials.md": "scope_trials/*.json",
     "scope_trials_features_4000.md": "scope_trials_features_4000/*.json",

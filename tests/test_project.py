@@ -206,7 +206,6 @@ EXTERNAL = {
     "metrics/wnut17/never_worse_trials.md": "issue 42's dev trials (dev/never_worse_trials.py)",
     "metrics/wnut17/never_worse_choice.md": "issue 42's choice of defaults from its dev trials (dev/never_worse_trials.py)",
     "metrics/wnut17/never_worse_errors.md": "issue 42's dev trials' false positives by kind (dev/never_worse_trials.py --errors)",
-    "metrics/wnut17/never_worse_errors.json": "issue 42's dev trials' false positives by kind (dev/never_worse_trials.py --errors)",
     "metrics/wnut17/never_worse/*": "issue 42's dev trials' records (dev/never_worse_trials.py; --from-run where a grid run trained the trial)",
     "metrics/wnut17/scope_trials.md": "issue 47's dev trials of scope_o_weight (dev/scope_trials.py)",
     "metrics/wnut17/scope_trials_features_4000.md": "issue 47's dev trials of scope_o_weight on frozen features (dev/scope_trials.py --encoder features)",
