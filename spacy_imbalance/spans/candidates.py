@@ -134,11 +134,13 @@ def _split_upload(ops: Ops, arrays: List[numpy.ndarray]) -> List[Ints1d]:
     return [device[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
 
 
-def touching(ops: Ops, candidates: Candidates, token_mask: numpy.ndarray) -> Array1d:
+def touching(ops: Ops, candidates: Candidates, token_mask: Array1d) -> Array1d:
     """Per candidate: whether any of its tokens is set in ``token_mask``
-    (host bools, one per token of the batch), from prefix sums."""
-    counts = numpy.concatenate([[0], numpy.cumsum(token_mask.astype("int64"))])
-    counts = ops.xp.asarray(counts)
+    (bools, one per token of the batch, on the host or the ops' device),
+    from prefix sums on the ops' device."""
+    xp = ops.xp
+    mask = xp.asarray(token_mask).astype("int64")
+    counts = xp.concatenate([xp.zeros((1,), dtype="int64"), xp.cumsum(mask)])
     return (counts[candidates.ends + 1] - counts[candidates.starts]) > 0
 
 

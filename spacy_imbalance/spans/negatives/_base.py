@@ -8,7 +8,7 @@ import numpy
 from thinc.api import Ops
 from thinc.types import Array1d, Floats1d, Floats2d, Ints1d
 
-from ..candidates import Candidates
+from ..candidates import Candidates, touching
 from ..gold import O_CLASS
 
 # rate·n is computed in floating point: 0.7 * 10 is 7.000000000000001, whose
@@ -222,20 +222,19 @@ def overlapping(batch: SamplingBatch) -> Ints1d:
     and a model that never sees "martin" of "martin short" as "no entity"
     predicts it (issue 42's dev trials). Coverage comes from a difference
     array over the batch's tokens: +1 where a gold span starts, -1 after it
-    ends, summed; then prefix sums say whether a candidate touches a
-    covered token. No loop over spans, on the ops' device."""
+    ends, summed; then ``touching`` says which candidates reach a covered
+    token. No loop over spans, on the ops' device."""
     ops, candidates = batch.ops, batch.candidates
     xp = ops.xp
     if not len(candidates):
         return ops.alloc1i(0)
     n_tokens = int(sum(candidates.doc_lengths))
     positive = batch.positives
-    delta = xp.bincount(candidates.starts[positive], minlength=n_tokens + 1)[: n_tokens + 1]
-    delta = delta - xp.bincount(candidates.ends[positive] + 1, minlength=n_tokens + 1)[: n_tokens + 1]
+    # ends + 1 <= n_tokens: both counts are n_tokens + 1 long
+    delta = xp.bincount(candidates.starts[positive], minlength=n_tokens + 1)
+    delta = delta - xp.bincount(candidates.ends[positive] + 1, minlength=n_tokens + 1)
     covered = xp.cumsum(delta)[:n_tokens] > 0
-    counts = xp.concatenate([xp.zeros((1,), dtype="int64"), xp.cumsum(covered.astype("int64"))])
-    touches = (counts[candidates.ends + 1] - counts[candidates.starts]) > 0
-    return xp.nonzero(touches & batch.negatives)[0].astype("int32")
+    return xp.nonzero(touching(ops, candidates, covered) & batch.negatives)[0].astype("int32")
 
 
 def top_k_per_group(ops: Ops, keys: Any, groups: Ints1d, eligible: Any, k: Ints1d) -> Ints1d:
