@@ -10,7 +10,7 @@ which makes the index of a span computable from its start and width
 """
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple, cast
+from typing import List, Optional, Sequence, Tuple, Union, cast
 
 import numpy
 from thinc.api import Ops
@@ -134,7 +134,7 @@ def _split_upload(ops: Ops, arrays: List[numpy.ndarray]) -> List[Ints1d]:
     return [device[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
 
 
-def touching(ops: Ops, candidates: Candidates, token_mask: Array1d) -> Array1d:
+def touching(ops: Ops, candidates: Candidates, token_mask: Union[numpy.ndarray, Array1d]) -> Array1d:
     """Per candidate: whether any of its tokens is set in ``token_mask``
     (bools, one per token of the batch, on the host or the ops' device),
     from prefix sums on the ops' device."""
