@@ -45,7 +45,7 @@ def count_trials(folder: Path, dev: Path, out: Path) -> Dict[str, Dict[str, Any]
     """Each trial record of ``folder`` whose model-best is still on disk,
     predicted on ``dev`` once; kept in ``out`` by trial and model, so a
     trial counted before is skipped."""
-    from dev.never_worse.trials import decoded_examples
+    from .trials import decoded_examples
 
     counted: Dict[str, Dict[str, Any]] = srsly.read_json(out) if out.exists() else {}
     for path in sorted(folder.glob("*.json")):
