@@ -27,7 +27,10 @@ Span representations (``representation``):
 
 * ``"endpoints_width"``: [h_i; h_j; f(j - i + 1)] with a learned width
   embedding f (Top-Neg, Eq. 1);
-* ``"endpoints_product"``: [h_i; h_j; h_i - h_j; h_i * h_j] (Li et al., Eq. 2).
+* ``"endpoints_product"``: [h_i; h_j; h_i - h_j; h_i * h_j] (Li et al., Eq. 2);
+* ``"endpoints_mean_max"``: [h_i; h_j; mean; max; f(j - i + 1)], spaCy's
+  ``mean_max_reducer.v1`` pooling (first, last, mean, max) with the width
+  embedding.
 """
 from typing import Callable, List, NamedTuple, Optional, Tuple, Union, cast
 
@@ -37,7 +40,7 @@ from spacy.util import registry
 from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, glorot_uniform_init, set_dropout_rate, zero_init
 from thinc.types import Floats2d, Ints1d
 
-from ..layers.span_representation import REPRESENTATIONS, Representation, build_span_representation, span_projector
+from ..layers.span_representation import REPRESENTATIONS, WIDTH_REPRESENTATIONS, Representation, build_span_representation, span_projector
 from ..spans.candidates import Candidates, enumerate_candidates
 
 # candidates per run on CPU: a run's pre-activations (1024 x 768 floats at
@@ -339,7 +342,7 @@ def max_width(model: Model) -> int:
         raise ValueError("SpanScorer.v1: attrs['max_span_width'] is unset; the sampled_spancat component sets it")
     span_repr = model.get_ref("span_repr")
     n_widths = span_repr.get_dim("nV") if span_repr.has_dim("nV") else None
-    if n_widths is not None and span_repr.attrs["representation"] == "endpoints_width" and int(value) > n_widths:
+    if n_widths is not None and span_repr.attrs["representation"] in WIDTH_REPRESENTATIONS and int(value) > n_widths:
         raise ValueError(f"SpanScorer.v1: max_span_width {int(value)} exceeds the width embedding's {n_widths} widths")
     return int(value)
 

@@ -32,12 +32,27 @@ def test_representations_by_hand():
     assert width.get_dim("nO") == 2 * 3 + 2
 
 
-@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product"])
+def test_mean_max_by_hand():
+    """Spans of widths 3, 1 and 2: mean and max per feature over the span's
+    tokens (the max from different tokens in different features)."""
+    X = numpy.array([[1, 5, 0], [3, 2, 0], [2, 4, 9], [7, 1, 1]], dtype="f")
+    starts, ends = numpy.array([0, 1, 2], dtype="i"), numpy.array([2, 1, 3], dtype="i")
+    layer = repr_layer("endpoints_mean_max")
+    E = layer.get_param("E")
+    out = layer.predict((X, starts, ends))
+    mean = [[2, 11 / 3, 3], [3, 2, 0], [4.5, 2.5, 5]]
+    max_ = [[3, 5, 9], [3, 2, 0], [7, 4, 9]]
+    expected = numpy.hstack([X[[0, 1, 2]], X[[2, 1, 3]], numpy.array(mean, dtype="f"), numpy.array(max_, dtype="f"), E[[2, 0, 1]]])
+    numpy.testing.assert_allclose(out, expected, rtol=1e-6)
+    assert layer.get_dim("nO") == 4 * 3 + 2
+
+
+@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product", "endpoints_mean_max"])
 def test_representation_gradients_match_finite_differences(kind):
     rng = numpy.random.default_rng(0)
     layer = repr_layer(kind)
     X = rng.normal(size=(5, 3)).astype("float64")
-    starts, ends = numpy.array([0, 1, 3, 0], dtype="i"), numpy.array([2, 1, 4, 0], dtype="i")
+    starts, ends = numpy.array([0, 1, 3, 0, 2], dtype="i"), numpy.array([2, 1, 4, 0, 4], dtype="i")
     layer.set_param("E", rng.normal(size=(3, 2)))
     out, backprop = layer((X, starts, ends), is_train=True)
     weights = rng.normal(size=out.shape)  # loss = sum(weights * out)
@@ -50,7 +65,7 @@ def test_representation_gradients_match_finite_differences(kind):
         minus[idx] -= eps
         numeric[idx] = ((layer.predict((plus, starts, ends)) - layer.predict((minus, starts, ends))) * weights).sum() / (2 * eps)
     assert d_X == pytest.approx(numeric, abs=1e-6)
-    if kind == "endpoints_width":
+    if kind != "endpoints_product":
         E = layer.get_param("E").copy()
         numeric_E = numpy.zeros_like(E)
         for idx in numpy.ndindex(*E.shape):
@@ -75,7 +90,7 @@ def random_candidates(lengths, max_width, nI=4, seed=0):
     return tokens, enumerate_candidates(OPS, lengths, max_width)
 
 
-@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product"])
+@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product", "endpoints_mean_max"])
 @pytest.mark.parametrize("max_width", [1, 3, 8])
 def test_project_spans_is_the_affine_map_of_the_span_vectors(kind, max_width):
     """Per-token projections summed per span = W applied to the concatenated
@@ -95,7 +110,7 @@ def test_project_spans_is_the_affine_map_of_the_span_vectors(kind, max_width):
     numpy.testing.assert_allclose(projector.rows(3, 11), expected[3:11], rtol=1e-5, atol=1e-4)
 
 
-@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product"])
+@pytest.mark.parametrize("kind", ["endpoints_width", "endpoints_product", "endpoints_mean_max"])
 def test_project_spans_without_candidates(kind):
     layer = repr_layer(kind)
     tokens, candidates = numpy.zeros((0, 0), dtype="f"), enumerate_candidates(OPS, [0, 0], 3)

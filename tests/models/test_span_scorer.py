@@ -101,7 +101,7 @@ def random_docs(lengths, seed=0):
     return [Doc(vocab, words=[f"w{int(i)}" for i in rng.integers(0, 50, size=n)]) for n in lengths]
 
 
-@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_product"])
+@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_product", "endpoints_mean_max"])
 @pytest.mark.parametrize("max_width", [1, 3, 8])
 def test_prediction_fast_path_matches_the_plain_head(representation, max_width):
     """model.predict (per-token projections, a run of candidates at a time)
@@ -123,7 +123,7 @@ def test_prediction_fast_path_matches_the_plain_head(representation, max_width):
     numpy.testing.assert_allclose(candidate_logits(model, X, candidates), scores.logits, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_product"])
+@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_product", "endpoints_mean_max"])
 def test_fast_path_without_candidates(representation):
     """A batch of empty docs (the component does not run the model on one:
     the tok2vec cannot take it) has no token vectors and no candidates."""

@@ -53,7 +53,7 @@ def run(representation: str):
     return predicted, ops.to_numpy(scores.logits), grad_sum
 
 
-@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_product"])
+@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_product", "endpoints_mean_max"])
 def test_span_scorer_on_device_equals_numpy(device_ops, representation):
     with device("numpy"):
         expected = run(representation)

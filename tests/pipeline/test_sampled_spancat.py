@@ -176,6 +176,23 @@ def test_top_v2_trains_and_round_trips():
     assert len(drawn) > 0
 
 
+def test_mean_max_representation_overfits_and_round_trips():
+    """spaCy's pooling (first, last, mean, max) with the width embedding:
+    the component learns the exact spans and a reload predicts the same
+    scores (the fast prediction path builds the mean and max per run)."""
+    model = {"@architectures": "spacy-imbalance.SpanScorer.v2", "representation": "endpoints_mean_max", "tok2vec": DEFAULT_TOK2VEC}
+    nlp = make_nlp(SAMPLERS["all"], model=model)
+    examples = make_examples(nlp)
+    history = train(nlp, examples)
+    assert history[-1] < 0.1 * history[0]
+    texts = [text for text, _ in TRAIN_DATA]
+    expected = list(nlp.pipe(texts))
+    assert pred_ents(expected) == [sorted(ents) for _, ents in TRAIN_DATA]
+    loaded = make_nlp(SAMPLERS["all"], model=model).from_bytes(nlp.to_bytes())
+    for a, b in zip(loaded.pipe(texts), expected):
+        assert a.spans["sc"].attrs["scores"] == pytest.approx(b.spans["sc"].attrs["scores"], abs=1e-6)
+
+
 def test_missampling_rate_is_exact_on_a_masked_example():
     """All-negatives sampling draws every negative, so the rate is the masked
     candidates over the negative candidates, counted by hand."""
