@@ -141,8 +141,9 @@ def test_prediction_mode_has_no_backward_pass():
         backprop(OPS.alloc2f(*scores.logits.shape))
 
 
-def test_a_max_width_beyond_the_width_embedding_is_refused_on_the_host():
-    model = random_model("endpoints_width", 3)
+@pytest.mark.parametrize("representation", ["endpoints_width", "endpoints_mean_max"])
+def test_a_max_width_beyond_the_width_embedding_is_refused_on_the_host(representation):
+    model = random_model(representation, 3)
     model.attrs["max_span_width"] = 4
     with pytest.raises(ValueError, match="max_span_width 4 exceeds the width embedding's 3 widths"):
         model.predict(random_docs([5]))
