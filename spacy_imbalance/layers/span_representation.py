@@ -109,15 +109,15 @@ class MeanMax:
     """The mean and the max of each span's token vectors, and the backward
     pass that adds their gradients into the token gradients."""
 
-    def __init__(self, ops: Ops, starts: Ints1d, ends: Ints1d, widest: int, mean: Floats2d, max_: Floats2d, argmax: Ints2d) -> None:
+    def __init__(self, ops: Ops, starts: Ints1d, ends: Ints1d, widest: int, widths: Floats2d, mean: Floats2d, max_: Floats2d, argmax: Ints2d) -> None:
         self.ops, self.starts, self.ends, self.widest = ops, starts, ends, widest
+        self.widths = widths  # a column: each span's width as a float
         self.mean, self.max = mean, max_
         self.argmax = argmax  # per span and feature, the offset from the first token of its max
 
     def backprop(self, d_tokens: Floats2d, d_mean: Floats2d, d_max: Floats2d) -> None:
         ops, xp = self.ops, self.ops.xp
-        widths = self.ends - self.starts + 1
-        d_mean = d_mean / ops.reshape2f(cast(Floats1d, widths.astype("float32")), widths.shape[0], 1)
+        d_mean = d_mean / self.widths
         for offset in range(self.widest):
             rows = xp.minimum(self.starts + offset, self.ends)
             inside = (self.starts + offset <= self.ends)[:, None]
@@ -133,6 +133,7 @@ def _mean_max(ops: Ops, tokens: Floats2d, starts: Ints1d, ends: Ints1d, widest: 
     leaves its max unchanged and is masked out of its sum."""
     xp = ops.xp
     widths = ends - starts + 1
+    width_column = ops.reshape2f(cast(Floats1d, widths.astype("float32")), widths.shape[0], 1)
     total = tokens[starts].copy()
     max_ = tokens[starts].copy()
     argmax = xp.zeros(max_.shape, dtype="int32")
@@ -143,8 +144,7 @@ def _mean_max(ops: Ops, tokens: Floats2d, starts: Ints1d, ends: Ints1d, widest: 
         larger = values > max_
         max_ = xp.where(larger, values, max_)
         argmax = xp.where(larger, offset, argmax).astype("int32")
-    mean = total / ops.reshape2f(cast(Floats1d, widths.astype("float32")), widths.shape[0], 1)
-    return MeanMax(ops, starts, ends, widest, mean, max_, argmax)
+    return MeanMax(ops, starts, ends, widest, width_column, total / width_column, max_, argmax)
 
 
 def _check_widths_on_host(width_ids: Ints1d, n_widths: int) -> None:
