@@ -652,6 +652,58 @@ def scale(record):
     out["largest_factor"] = rows[-1]["factor"]
     return out
 
+# --- label scopes (docs/benchmarks/label_scopes.md) --------------------------
+
+SCOPE_SPLITS = ("even", "uneven")
+BUILT_INS = ("ner", "spancat_singlelabel")
+NAIVE = (*BUILT_INS, "sampled_spancat_uniform")
+SCOPED = "sampled_spancat_uniform_scoped"
+# issue 47's target: the share of the best built-in's loss on the merge that ours with scopes recovers
+SCOPES_TARGET = 0.7
+
+
+def scope_files(encoder: str) -> Tuple[str, ...]:
+    """An encoder's files of the label-scopes study ("cnn" or "features"), in the order scopes_recovery reads them:
+    the runs on each split's naive merge (built-ins and ours) and with scopes (ours), the runs on the complete train
+    set (the ceiling), seeds 0-2 each, then each split's paired comparisons (study-scopes' `benchmark table`)."""
+    folder = "features/" if encoder == "features" else ""
+    merge = [path for split in SCOPE_SPLITS for system in (*NAIVE, SCOPED)
+             for path in seeds(f"metrics/wnut17-{split}/{folder}{system}-s{{seed}}.json")]
+    ceiling = [path for system in NAIVE for path in seeds(f"metrics/wnut17/{folder}{system}-s{{seed}}.json")]
+    paired = [f"metrics/wnut17-{split}/scopes_{encoder}-paired.json" for split in SCOPE_SPLITS]
+    return (*merge, *ceiling, *paired)
+
+
+def scopes_recovery(*files):
+    """Per split (even, uneven): each system's mean macro-F1 (fractions, seeds 0-2) on the naive merge and ours with
+    scopes; the best built-in on the merge (the higher mean), what it loses there against its own ceiling (the complete
+    train set), the share of that loss ours with scopes recovers ((scoped minus the best built-in on the merge) over
+    the loss), and the paired comparisons of ours with scopes against that built-in and against ours on the merge."""
+    runs, paired = files[:-len(SCOPE_SPLITS)], files[-len(SCOPE_SPLITS):]
+    scores: Dict[Tuple[str, str], List[float]] = {}
+    for run in runs:
+        scores.setdefault((run["corpus"], run["config"].split("/")[-1]), []).append(run["macro"]["f"])
+    means = {key: mean(values) for key, values in scores.items()}
+    folder = runs[0]["config"].rpartition("/")[0]
+    prefix = f"{folder}/" if folder else ""
+    out: Dict[str, Any] = {"target": SCOPES_TARGET, "ceiling": {system: means[("wnut17", system)] for system in NAIVE}}
+    for split, comparisons in zip(SCOPE_SPLITS, paired):
+        corpus = f"wnut17-{split}"
+        merge = {system: means[(corpus, system)] for system in NAIVE}
+        best = max(BUILT_INS, key=lambda system: merge[system])
+        scoped = means[(corpus, SCOPED)]
+        lost = out["ceiling"][best] - merge[best]
+        out[split] = {"merge": merge, "scoped": scoped, "best_built_in": best, "best_merge": merge[best],
+                      "best_ceiling": out["ceiling"][best], "lost": lost,
+                      "recovered": (scoped - merge[best]) / lost,
+                      "vs_best": comparisons[prefix + best][prefix + SCOPED]["macro_f"],
+                      "vs_naive": comparisons[prefix + "sampled_spancat_uniform"][prefix + SCOPED]["macro_f"]}
+    return out
+
+
+fact("scopes_recovery_cnn", *scope_files("cnn"))(scopes_recovery)
+
+
 if __name__ == "__main__":
     # run from the project root: the metrics are found from there (bench never finds the project from its own file)
     (Path("metrics") / "facts.json").write_text(json.dumps(compute(Path(".")), indent=1, ensure_ascii=False) + "\n", encoding="utf8")

@@ -76,7 +76,8 @@ DEFAULT_NEGATIVES = {
     "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
 }
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1"}
-# chosen on WNUT-2017 dev (docs/benchmarks/label_scopes.md)
+# 0: the marginal likelihood alone, as published; `init-config --scoped` writes 0.1, the weight
+# chosen on WNUT-2017 dev (docs/label_scopes.md)
 DEFAULT_SCOPE_O_WEIGHT = 0.0
 MISSAMPLING_KEY = "missampling_rate"
 

@@ -57,3 +57,46 @@ def test_finetuned_vs_features_pairs_seeds_and_keeps_each_devices_minutes(tmp_pa
     assert ner["minutes_features"] == pytest.approx(5.0)
     # seed 0 on the CPU (50 min), seeds 1 and 2 on the GPU (7 and 8 min): never averaged together
     assert ner["minutes_fine_tuned"] == {"cpu": pytest.approx(50.0), "gpu": pytest.approx(7.5)}
+
+
+def test_scopes_recovery_takes_the_best_built_in_on_each_merge_and_the_share_ours_wins_back():
+    from bench.facts import scope_files, scopes_recovery
+
+    # macro-F1 per (corpus, system), the same for each of the three seeds but one: means are exact by hand
+    scores = {
+        ("wnut17-even", "ner"): 0.02, ("wnut17-even", "spancat_singlelabel"): 0.04,
+        ("wnut17-even", "sampled_spancat_uniform"): 0.05, ("wnut17-even", "sampled_spancat_uniform_scoped"): 0.10,
+        ("wnut17-uneven", "ner"): 0.06, ("wnut17-uneven", "spancat_singlelabel"): 0.03,
+        ("wnut17-uneven", "sampled_spancat_uniform"): 0.07, ("wnut17-uneven", "sampled_spancat_uniform_scoped"): 0.09,
+        ("wnut17", "ner"): 0.10, ("wnut17", "spancat_singlelabel"): 0.12, ("wnut17", "sampled_spancat_uniform"): 0.13,
+    }
+    files = scope_files("features")
+    runs = []
+    for path in files[:-2]:
+        corpus = path.split("/")[1]
+        system = path.rsplit("/", 1)[1].rsplit("-s", 1)[0]
+        seed = int(path[-6])
+        # seed 2 of ner on the uneven merge is 0.03 higher: that mean is (0.06 + 0.06 + 0.09) / 3 = 0.07
+        bump = 0.03 if (corpus, system, seed) == ("wnut17-uneven", "ner", 2) else 0.0
+        runs.append({"corpus": corpus, "config": f"features/{system}", "macro": {"f": scores[(corpus, system)] + bump}})
+    assert [path.split("/")[2] for path in files[:3]] == ["features"] * 3 and files[-2:] == (
+        "metrics/wnut17-even/scopes_features-paired.json", "metrics/wnut17-uneven/scopes_features-paired.json")
+
+    def paired(best):
+        return {f"features/{best}": {"features/sampled_spancat_uniform_scoped": {"macro_f": {"delta": 1}}},
+                "features/sampled_spancat_uniform": {"features/sampled_spancat_uniform_scoped": {"macro_f": {"delta": 2}}}}
+
+    out = scopes_recovery(*runs, paired("spancat_singlelabel"), paired("ner"))
+    # even: spancat_singlelabel is the better built-in (0.04 > 0.02); it loses 0.12 - 0.04 = 0.08 to the merge,
+    # ours with scopes wins back 0.10 - 0.04 = 0.06 of it: 75 %
+    even = out["even"]
+    assert even["best_built_in"] == "spancat_singlelabel" and even["best_merge"] == pytest.approx(0.04)
+    assert even["best_ceiling"] == pytest.approx(0.12) and even["lost"] == pytest.approx(0.08)
+    assert even["recovered"] == pytest.approx(0.75) and even["scoped"] == pytest.approx(0.10)
+    assert even["vs_best"] == {"delta": 1} and even["vs_naive"] == {"delta": 2}
+    # uneven: ner (mean 0.07) beats spancat_singlelabel (0.03); it loses 0.10 - 0.07 = 0.03, ours wins back
+    # 0.09 - 0.07 = 0.02 of it: two thirds, judged against ner's own ceiling, not the higher spancat_singlelabel's
+    uneven = out["uneven"]
+    assert uneven["best_built_in"] == "ner" and uneven["best_merge"] == pytest.approx(0.07)
+    assert uneven["lost"] == pytest.approx(0.03) and uneven["recovered"] == pytest.approx(2 / 3)
+    assert out["ceiling"] == pytest.approx({"ner": 0.10, "spancat_singlelabel": 0.12, "sampled_spancat_uniform": 0.13})
