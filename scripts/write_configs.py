@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RECIPES = Path("configs") / "recipes.yml"
 # the *_v1 encoders write only the configs whose recipes name them
 VARIANTS = [encoder for encoder in ENCODERS if encoder != "cnn" and not encoder.endswith("_v1")]
-KEYS = {"component", "sampler", "loss", "resample", "encoder", "scoped", "set", "notes"}
+KEYS = {"component", "sampler", "loss", "resample", "head", "encoder", "scoped", "set", "notes"}
 
 
 def choice_of(name: str, recipe: Dict[str, Any], encoder: str = "") -> ConfigChoice:
@@ -33,7 +33,7 @@ def choice_of(name: str, recipe: Dict[str, Any], encoder: str = "") -> ConfigCho
         raise ValueError(f"{RECIPES}, recipe {name}: unknown keys {', '.join(sorted(unknown))} (use {', '.join(sorted(KEYS))})")
     return ConfigChoice(
         recipe["component"], sampler=recipe.get("sampler"), loss=recipe.get("loss"), resample=recipe.get("resample"),
-        encoder=encoder or recipe.get("encoder", "cnn"), overrides=dict(recipe.get("set") or {}),
+        head=recipe.get("head"), encoder=encoder or recipe.get("encoder", "cnn"), overrides=dict(recipe.get("set") or {}),
         # scoped: {path: [labels]}, init-config's --scoped PATH=LABEL,LABEL
         scoped=tuple((path, tuple(labels)) for path, labels in (recipe.get("scoped") or {}).items()),
     )

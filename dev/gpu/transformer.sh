@@ -12,7 +12,7 @@
 #   PART=tokens    two_task_ner (AUC-2T, fitted thresholds), 3 seeds
 #   PART=masking   ner against sampled_spancat (uniform) with entities masked at p = 0.5, 3 seeds
 #   PART=never_worse  issue 42's fine-tuned grid (dev/never_worse_grid.sh's transformer cells):
-#                  ner, spancat_singlelabel and sampled_spancat (the setting chosen on dev, tagged _v3), NW=nw on
+#                  ner, spancat_singlelabel and sampled_spancat (init-config's default: the setting chosen on dev), NW=nw on
 #                  the complete train set or NW=nw_m50 with p = 0.5 of its entities removed, 3 seeds:
 #                  9 runs, one call each
 #
@@ -92,15 +92,9 @@ case $PART in
     NW=${NW:?set NW to nw or nw_m50}
     masked=()
     [ "$NW" = nw_m50 ] && masked=(--set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}")
-    side_by_side "transformer/ner transformer/spancat_singlelabel" "$SEEDS" \
-      "--summary never_worse_transformer_$NW --baseline transformer/spancat_singlelabel" --tag "$NW" "${masked[@]}" &
-    # ours: the uniform config with the setting chosen on dev, set and tagged as dev/never_worse_grid.sh does
-    side_by_side transformer/sampled_spancat_uniform "$SEEDS" "--summary never_worse_transformer_${NW}_v3" --tag "${NW}_v3" "${masked[@]}" \
-      --set components.sampled_spancat.negatives.@misc=spacy-imbalance.uniform_negatives.v2 \
-      --set components.sampled_spancat.negatives.overlapping=true --set components.sampled_spancat.model.hidden_width=128 \
-      --set components.sampled_spancat.model.dropout=0.0 --set components.sampled_spancat.model.representation=endpoints_mean_max \
-      --set components.sampled_spancat.loss.normalize=false &
-    wait ;;
+    # ours: sampled_spancat as init-config writes it by default (the setting chosen on dev)
+    side_by_side "transformer/ner transformer/spancat_singlelabel transformer/sampled_spancat" "$SEEDS" \
+      "--summary never_worse_transformer_$NW --baseline transformer/spancat_singlelabel" --tag "$NW" "${masked[@]}" ;;
   *) echo "PART must be headline, probe, tokens, masking or never_worse" >&2; exit 2 ;;
 esac
 if [ "$PART" != headline ]; then

@@ -20,12 +20,20 @@ MASKED = {"corpora.train.@readers": "spacy-imbalance.MaskedCorpus.v1", "corpora.
 BUDGETS = {
     "features": {"max_steps": 4000, "set": {"training.patience": 1000}},
     "transformer": {"max_steps": 1000, "set": {"training.eval_frequency": 100, "training.patience": 0}},
+    # configs/*.cfg, the CNN: the masking studies' budget (project.yml vars.max_steps)
+    "cnn": {"max_steps": 2000, "set": {}},
 }
 
 
+def budget_of(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """The budget of a trial's encoder: the folder of its config (a config of
+    configs/ itself is the CNN's)."""
+    folder, _, _ = spec["config"].rpartition("/")
+    return BUDGETS[folder or "cnn"]
+
+
 def trial_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
-    encoder = spec["config"].split("/")[0]
-    overrides = {**BUDGETS[encoder]["set"], **(spec.get("set") or {})}
+    overrides = {**budget_of(spec)["set"], **(spec.get("set") or {})}
     if spec.get("masked"):
         overrides.update(MASKED)
     return overrides
@@ -39,7 +47,7 @@ def run(root: Path, name: str, spec: Dict[str, Any], corpus: Path, folder: Path)
     config = root / "configs" / f"{spec['config']}.cfg"
     sha = config_fingerprint(config.read_text(encoding="utf8"))
     overrides = trial_overrides(spec)
-    max_steps = int(BUDGETS[spec["config"].split("/")[0]]["max_steps"])
+    max_steps = int(budget_of(spec)["max_steps"])
     metrics = folder / f"{name}.json"
     output = root / "training" / "never_worse" / name
     if metrics.exists():
@@ -88,7 +96,7 @@ def from_run(root: Path, name: str, spec: Dict[str, Any], record_path: Path, cor
     model = Path(run_record["model"])
     if not (model / "config.cfg").is_file():
         raise ValueError(f"{record_path}: its model {model} is no trained pipeline here (a relative path is read from the current folder)")
-    budget = BUDGETS[spec["config"].split("/")[0]]
+    budget = budget_of(spec)
     trained = load_config(model / "config.cfg")
     # the settings the trial sets, as the trained pipeline resolved them (a sampler default the run left unset included)
     differing = [

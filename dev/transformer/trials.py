@@ -37,10 +37,12 @@ def kept_config(root: Path, name: str, text: str) -> Path:
 
 def written_config(root: Path, name: str, options: Dict[str, Any]) -> Path:
     """A config init-config writes from ``options`` (component, sampler, loss,
-    encoder), in training/: a trial's, not a shipped one."""
+    head, encoder), in training/: a trial's, not a shipped one."""
     from spacy_imbalance.init_config import ConfigChoice, build_config, render
 
-    choice = ConfigChoice(options["component"], sampler=options.get("sampler"), loss=options.get("loss"), encoder=options["encoder"])
+    choice = ConfigChoice(
+        options["component"], sampler=options.get("sampler"), loss=options.get("loss"), head=options.get("head"), encoder=options["encoder"],
+    )
     return kept_config(root, name, render(build_config(choice), header=[f"init-config {choice.command()}"]))
 
 

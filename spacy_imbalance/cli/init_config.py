@@ -10,7 +10,9 @@ from .. import __version__
 from ..init_config import ConfigChoice, build_config, render, validate_config
 from ..init_config.base import build_on_base, entities_target, read_base
 from ..init_config.encoders import DESCRIPTIONS
-from ..init_config.options import COMPONENTS, ENCODERS, LOSSES, READERS, SAMPLERS, SCOPED_COMPONENTS, TWO_TASK_LOSSES
+from ..init_config.options import (
+    COMPONENTS, DEFAULT_HEAD, DEFAULT_SAMPLER, ENCODERS, HEADS, LOSSES, READERS, SAMPLERS, SCOPED_COMPONENTS, TWO_TASK_LOSSES,
+)
 from ..init_config.scoped import ScopedPath
 from ..corpus.docs_io import write_text_atomic
 from ._app import app, fail, setting_value, split_sets
@@ -26,7 +28,11 @@ EXTRAS = {"features": "minilm", "transformer": "transformers,minilm"}
 def init_config_cli(
     output: Path = typer.Argument(..., metavar="OUTPUT", help="The .cfg file to write, or - for stdout"),
     component: str = typer.Option(..., "--component", "-c", help=f"The NER component: {', '.join(COMPONENTS)}"),
-    sampler: Optional[str] = typer.Option(None, "--sampler", help=f"sampled_spancat's negatives: {', '.join(SAMPLERS)} (default uniform)"),
+    sampler: Optional[str] = typer.Option(None, "--sampler", help=f"sampled_spancat's negatives: {', '.join(SAMPLERS)} (default {DEFAULT_SAMPLER})"),
+    head: Optional[str] = typer.Option(
+        None, "--head",
+        help=f"sampled_spancat's span head: {', '.join(HEADS)} (default {DEFAULT_HEAD}; v1 is the first release's, docs/sampled_spancat.md)",
+    ),
     loss: Optional[str] = typer.Option(
         None, "--loss",
         help=f"token_ner's or sampled_spancat's loss: {', '.join(LOSSES)} (default ce); two_task_ner's objective: {', '.join(TWO_TASK_LOSSES)} (default auc)",
@@ -69,7 +75,7 @@ def init_config_cli(
             fail(f"--mixed-precision applies to a fine-tuned transformer (--encoder transformer), not --encoder {encoder}")
         overrides[MIXED_PRECISION] = True
     choice = ConfigChoice(
-        component, sampler=sampler, loss=loss, resample=resample, encoder=encoder, lang=lang, overrides=overrides,
+        component, sampler=sampler, loss=loss, resample=resample, head=head, encoder=encoder, lang=lang, overrides=overrides,
         scoped=parse_scoped(scoped),
     )
     to_stdout = str(output) == "-"

@@ -13,7 +13,9 @@ from spacy.util import get_lang_class
 from thinc.api import Config
 
 from .encoders import apply_encoder
-from .options import COMPONENTS, ENCODERS, LOSS_COMPONENTS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES
+from .options import (
+    COMPONENTS, DEFAULT_HEAD, DEFAULT_SAMPLER, ENCODERS, HEAD_COMPONENTS, HEADS, LOSS_COMPONENTS, LOSSES, READERS, SAMPLERS, TWO_TASK_LOSSES,
+)
 from .scoped import SCOPED_O_WEIGHT, ScopedPath, check_scoped, scoped_labels, scoped_option, scoped_train_corpus
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -24,10 +26,11 @@ class ConfigChoice:
     """The choices of one ``init-config`` call.
 
     component (str): the NER component (COMPONENTS).
-    sampler (Optional[str]): sampled_spancat's negatives (SAMPLERS); uniform when None.
+    sampler (Optional[str]): sampled_spancat's negatives (SAMPLERS); DEFAULT_SAMPLER when None.
     loss (Optional[str]): the loss of token_ner or sampled_spancat (LOSSES), or
         two_task_ner's objective (TWO_TASK_LOSSES); the template's when None.
     resample (Optional[str]): a train reader that rebalances the corpus (READERS).
+    head (Optional[str]): sampled_spancat's span head (HEADS); DEFAULT_HEAD when None.
     encoder (str): cnn, vectors, features or transformer (ENCODERS).
     lang (str): the language of the pipeline.
     overrides (Dict[str, Any]): dotted settings set last (``--set``), e.g.
@@ -41,6 +44,7 @@ class ConfigChoice:
     sampler: Optional[str] = None
     loss: Optional[str] = None
     resample: Optional[str] = None
+    head: Optional[str] = None
     encoder: str = "cnn"
     lang: str = "en"
     overrides: Dict[str, Any] = field(default_factory=dict)
@@ -70,12 +74,16 @@ class ConfigChoice:
                 )
         if self.resample is not None:
             _one_of("--resample", self.resample, READERS)
+        if self.head is not None:
+            if self.component not in HEAD_COMPONENTS:
+                raise ValueError(f"--head chooses sampled_spancat's span head; --component {self.component} has its own")
+            _one_of("--head", self.head, HEADS)
         check_scoped(self.scoped, component=self.component, loss=self.loss, resample=self.resample)
 
     def command(self) -> str:
         """The ``spacy-imbalance init-config`` options that give this config."""
         parts = [f"--component {self.component}"]
-        for name in ("sampler", "loss", "resample"):
+        for name in ("sampler", "loss", "resample", "head"):
             if getattr(self, name) is not None:
                 parts.append(f"--{name} {getattr(self, name)}")
         if self.encoder != "cnn":
@@ -105,8 +113,8 @@ def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
     config["nlp"]["pipeline"] = ["tok2vec", choice.component]
     config["training"]["score_weights"] = component["training"]["score_weights"]
     config["components"][choice.component] = block = component["components"][choice.component]
-    if choice.sampler is not None:
-        block["negatives"] = copy.deepcopy(SAMPLERS[choice.sampler])
+    if choice.component == "sampled_spancat":
+        block["negatives"] = copy.deepcopy(SAMPLERS[choice.sampler or DEFAULT_SAMPLER])
     if choice.loss is not None and choice.component == "two_task_ner":
         block.update(TWO_TASK_LOSSES[choice.loss])
     elif choice.loss is not None:
@@ -117,11 +125,26 @@ def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
         _read_scoped(config, choice)
     if fill:
         config = fill_config(config)
+    if choice.component in HEAD_COMPONENTS:
+        # after the fill, which writes out every setting of the chosen loss
+        _set_head(config["components"][choice.component], HEADS[choice.head or DEFAULT_HEAD])
     config = apply_encoder(config, choice.encoder)
     config = set_overrides(config, choice.overrides)
     if choice.scoped:
         config = _scoped_gold_key_set(config, choice)
     return _evaluations_fit(config, choice.overrides)
+
+
+def _set_head(block: Dict[str, Any], head: Dict[str, Any]) -> None:
+    """The component's ``block`` with the dotted settings of a head (HEADS);
+    one its loss does not have (a Dice loss has no ``normalize``) is left out."""
+    for dotted, value in head.items():
+        *path, key = dotted.split(".")
+        section = block
+        for name in path:
+            section = section[name]
+        if key in section or path == ["model"]:
+            section[key] = value
 
 
 # a run of the config's own training.max_steps evaluates at least this often

@@ -28,6 +28,16 @@ def test_init_config_writes_the_config_of_its_options(tmp_path):
     assert load_config(out, interpolate=False) == expected
 
 
+def test_init_config_head_v1_writes_the_first_release_s_head_and_says_so():
+    result = _invoke("-", "--component", "sampled_spancat", "--head", "v1")
+    assert result.exit_code == 0, result.output
+    assert "--component sampled_spancat --head v1" in result.output.splitlines()[0]
+    assert 'representation = "endpoints_width"' in result.output and "hidden_width = 256" in result.output
+    default = _invoke("-", "--component", "sampled_spancat")
+    assert 'representation = "endpoints_mean_max"' in default.output and "hidden_width = 128" in default.output
+    assert "--head" not in default.output.splitlines()[0]
+
+
 def test_init_config_gpu_means_a_transformer(tmp_path):
     result = _invoke("-", "--component", "token_ner", "--gpu")
     assert result.exit_code == 0, result.output
@@ -49,6 +59,8 @@ def test_init_config_names_the_bad_option(tmp_path):
     for args, named in [
         (["--component", "token_ner", "--loss", "auc"], "--loss"),
         (["--component", "ner", "--sampler", "top"], "--sampler"),
+        (["--component", "ner", "--head", "v1"], "--head"),
+        (["--component", "sampled_spancat", "--head", "v9"], "--head"),
         (["--component", "ner", "--set", "trainin.x=1"], "trainin"),
         (["--component", "ner", "--set", "training.max_step=5"], "max_step"),
         (["--component", "ner", "--set", "corpora.train.max_length=-"], "max_length"),

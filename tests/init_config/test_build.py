@@ -5,7 +5,7 @@ from spacy.util import load_config
 from thinc.api import Config
 
 from spacy_imbalance.init_config import ConfigChoice, build_config, config_fingerprint, render, set_overrides, validate_config
-from spacy_imbalance.init_config.options import LOSSES, READERS, SAMPLERS
+from spacy_imbalance.init_config.options import DEFAULT_SAMPLER, HEADS, LOSSES, READERS, SAMPLERS
 
 from ..conftest import ROOT
 
@@ -37,6 +37,61 @@ def test_build_config_sampler_changes_only_the_negatives(plain_sampled, sampler)
     plain = plain_sampled.copy()
     plain["components"]["sampled_spancat"].pop("negatives")
     assert config == plain
+
+
+def test_build_config_heads_differ_in_their_settings_only(plain_sampled):
+    """v1 is the template's head (the first release's); the default, v2, sets
+    the model's pooling, width and dropout and sums the loss, nothing else."""
+    v1 = build_config(ConfigChoice("sampled_spancat", head="v1"))
+    block, first = plain_sampled["components"]["sampled_spancat"], v1["components"]["sampled_spancat"]
+    assert (first["model"]["representation"], first["model"]["hidden_width"], first["model"]["dropout"], first["loss"]["normalize"]) == (
+        "endpoints_width", 256, 0.1, True,
+    )
+    assert (block["model"]["representation"], block["model"]["hidden_width"], block["model"]["dropout"], block["loss"]["normalize"]) == (
+        "endpoints_mean_max", 128, 0.0, False,
+    )
+    assert build_config(ConfigChoice("sampled_spancat", head="v2")) == plain_sampled
+    for dotted in HEADS["v2"]:
+        section, key = dotted.split(".")
+        first[section][key] = block[section][key]
+    assert v1 == plain_sampled
+    validate_config(v1)
+
+
+def test_build_config_default_is_the_menu_s_default_sampler(plain_sampled):
+    negatives = plain_sampled["components"]["sampled_spancat"]["negatives"]
+    assert negatives == build_config(ConfigChoice("sampled_spancat", sampler=DEFAULT_SAMPLER))["components"]["sampled_spancat"]["negatives"]
+    assert (negatives["@misc"], negatives["fixed"], negatives["overlapping"]) == ("spacy-imbalance.uniform_negatives.v2", True, True)
+
+
+def test_build_config_default_trains_as_the_factory_s_default(plain_sampled):
+    """`nlp.add_pipe("sampled_spancat")` and init-config without options get
+    the same head, loss and draw."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sampled_spancat")
+    factory = nlp.config["components"]["sampled_spancat"]
+    block = plain_sampled["components"]["sampled_spancat"]
+    assert factory["negatives"] == block["negatives"]
+    assert factory["loss"] == block["loss"]
+    assert {k: v for k, v in factory["model"].items() if k != "tok2vec"} == {k: v for k, v in block["model"].items() if k != "tok2vec"}
+
+
+def test_build_config_head_leaves_out_a_setting_the_loss_lacks():
+    """Dice is a ratio with no normalize: the v2 head sets the model only."""
+    config = build_config(ConfigChoice("sampled_spancat", loss="dice"))
+    block = config["components"]["sampled_spancat"]
+    assert "normalize" not in block["loss"] and block["model"]["hidden_width"] == 128
+    validate_config(config)
+    # a loss that has it sums under v2 (focal), averages under v1
+    focal = {head: build_config(ConfigChoice("sampled_spancat", loss="focal", head=head)) for head in HEADS}
+    assert [focal[head]["components"]["sampled_spancat"]["loss"]["normalize"] for head in ("v1", "v2")] == [True, False]
+
+
+def test_build_config_overrides_set_after_the_head():
+    config = build_config(ConfigChoice("sampled_spancat", overrides={"components.sampled_spancat.model.hidden_width": 64}))
+    assert config["components"]["sampled_spancat"]["model"]["hidden_width"] == 64
 
 
 @pytest.mark.parametrize("loss", sorted(LOSSES))
@@ -72,6 +127,8 @@ def test_build_config_two_task_objectives_are_component_settings():
         (ConfigChoice("tagger"), "--component"),
         (ConfigChoice("token_ner", sampler="uniform"), "--sampler"),
         (ConfigChoice("sampled_spancat", sampler="hard"), "--sampler"),
+        (ConfigChoice("sampled_spancat", head="v3"), "--head"),
+        (ConfigChoice("spancat_singlelabel", head="v1"), "--head"),
         (ConfigChoice("ner", loss="focal"), "--loss"),
         (ConfigChoice("token_ner", loss="auc"), "--loss"),
         (ConfigChoice("two_task_ner", loss="focal"), "--loss"),
@@ -128,7 +185,7 @@ def test_shipped_configs_train_what_init_config_writes():
     shipped file's settings are exactly those."""
     shipped = load_config(ROOT / "configs" / "sampled_spancat_li.cfg", interpolate=False)
     built = build_config(ConfigChoice(
-        "sampled_spancat", sampler="uniform_v1",
+        "sampled_spancat", sampler="uniform_v1", head="v1",
         overrides={"components.sampled_spancat.max_span_width": 128, "components.sampled_spancat.model.representation": "endpoints_product"},
     ))
     assert shipped == built

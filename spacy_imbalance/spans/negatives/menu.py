@@ -27,8 +27,14 @@ SQRT_TEMPERATURE: Block = {
     "n_epochs": 10,
 }
 
+# the sampler init-config writes when --sampler is not given
+DEFAULT_SAMPLER = "uniform"
 SAMPLERS: Dict[str, Block] = {
-    "uniform": {"@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED},
+    # init-config's default (docs/benchmarks/never_worse.md): the kept draw and every negative overlapping a gold span
+    "uniform": {
+        "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
+        "overlapping": True,
+    },
     "uniform_v1": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE},
     "weighted": {
         "@misc": "spacy-imbalance.weighted_negatives.v3", "rate": DEFAULT_RATE, "mu": DEFAULT_MU,
