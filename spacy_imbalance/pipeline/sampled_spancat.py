@@ -16,6 +16,7 @@ unlabeled entity that is not drawn cannot teach the model that it is O.
     rate = 0.7
     correction = 0.0    # the share of the sampling's odds inflation undone at prediction (off: chosen on dev)
     fixed = true        # one draw per sentence, kept every epoch
+    overlapping = true  # and every negative overlapping a gold span
 
 An update calls the model as spaCy's spancat does, ``model.begin_update``
 on ``SampledSpans`` (``models.span_scorer``): the sampler chooses from what

@@ -86,7 +86,7 @@ def test_labels_and_classes():
 
 
 def test_only_gold_spans_and_sampled_negatives_are_scored(trained, monkeypatch):
-    """With the uniform sampler the head runs on positives + ⌈0.7·n⌉
+    """With the uniform sampler the head runs on positives + ⌈rate·n⌉
     negatives per sentence, not on every candidate (the negatives that
     overlap gold, which the default adds, left out here)."""
     nlp, examples, _ = trained
@@ -103,7 +103,7 @@ def test_only_gold_spans_and_sampled_negatives_are_scored(trained, monkeypatch):
     monkeypatch.setattr(head, "_func", spy)
     nlp.update(examples, losses={})
     n_gold = sum(len(ents) for _, ents in TRAIN_DATA)
-    n_negatives = sum(math.ceil(0.7 * len(eg.predicted) - 1e-9) for eg in examples)
+    n_negatives = sum(math.ceil(pipe.negatives.rate * len(eg.predicted) - 1e-9) for eg in examples)
     assert rows == [(n_gold + n_negatives, True)]
 
 
