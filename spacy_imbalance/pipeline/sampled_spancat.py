@@ -13,7 +13,7 @@ unlabeled entity that is not drawn cannot teach the model that it is O.
 
     [components.sampled_spancat.negatives]
     @misc = "spacy-imbalance.uniform_negatives.v2"
-    rate = 0.7
+    rate = 1.0
     correction = 0.0    # the share of the sampling's odds inflation undone at prediction (off: chosen on dev)
     fixed = true        # one draw per sentence, kept every epoch
     overlapping = true  # and every negative overlapping a gold span
@@ -55,7 +55,7 @@ from ..models.span_scorer import SampledScores, SampledSpans, SpanScores, candid
 from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enumerate_candidates
 from ..spans.gold import SpanTargets, count_classes, gold_labels, span_targets, warn_too_wide, width_from_gold
 from ..spans.negatives import CandidateView, NegativeDraws, NegativeSampler, check_sampler, training_rows
-from ..spans.negatives.uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
+from ..spans.negatives.uniform import CHOSEN_RATE, DEFAULT_CORRECTION, DEFAULT_FIXED
 from ..spans.scopes import batch_scopes, training_scopes
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, check_groups
 from ._span_decisions import SpanDecisionsPipe
@@ -64,7 +64,7 @@ from ._span_decisions import SpanDecisionsPipe
 # and with half the entities missing (docs/benchmarks/never_worse.md), as init-config writes
 # them by default (--head v2, --sampler uniform; a test ties the two): endpoints with the
 # mean and max of the span's tokens, a hidden layer of 128 without dropout, the loss summed
-# over the trained spans, one draw per sentence kept all run and every negative overlapping
+# over the trained spans, one draw per sentence (one negative per token) kept all run and every negative overlapping
 # a gold span. A saved pipeline's config names its own settings, so these defaults change no
 # trained model; the first release's head is `init-config --head v1`.
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
@@ -79,7 +79,7 @@ nO = null
 """ + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
 DEFAULT_NEGATIVES = {
-    "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
+    "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": CHOSEN_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
     "overlapping": True,
 }
 DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1", "normalize": False}

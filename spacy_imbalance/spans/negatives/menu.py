@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 from spacy.util import registry
 
 from ._base import NegativeSampler
-from .uniform import DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
+from .uniform import CHOSEN_RATE, DEFAULT_CORRECTION, DEFAULT_FIXED, DEFAULT_RATE
 from .weighted import DEFAULT_MU
 
 Block = Dict[str, Any]
@@ -30,9 +30,9 @@ SQRT_TEMPERATURE: Block = {
 # the sampler init-config writes when --sampler is not given
 DEFAULT_SAMPLER = "uniform"
 SAMPLERS: Dict[str, Block] = {
-    # init-config's default (docs/benchmarks/never_worse.md): the kept draw and every negative overlapping a gold span
+    # init-config's default (docs/benchmarks/never_worse.md): the kept draw at one negative per token and every negative overlapping a gold span
     "uniform": {
-        "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": DEFAULT_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
+        "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": CHOSEN_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
         "overlapping": True,
     },
     "uniform_v1": {"@misc": "spacy-imbalance.uniform_negatives.v1", "rate": DEFAULT_RATE},
