@@ -13,6 +13,10 @@ from spacy_imbalance.models.span_scorer import candidate_hidden, candidate_logit
 from spacy_imbalance.pipeline.sampled_spancat import DEFAULT_SAMPLED_SPANCAT_MODEL
 from spacy_imbalance.spans.candidates import enumerate_candidates
 
+# the default head's hidden layer (random_model's and the factory's)
+DEFAULT_HEAD = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
+HIDDEN = DEFAULT_HEAD["hidden_width"]
+
 OPS = NumpyOps()
 
 
@@ -50,7 +54,7 @@ def test_whole_model_scores_every_candidate_and_backpropagates():
     model.initialize(X=docs)
     output_layer = model.get_ref("output_layer")
     # the zero-initialised output layer would stop every gradient below it
-    output_layer.set_param("W", numpy.random.default_rng(0).normal(size=(4, 256)).astype("f"))
+    output_layer.set_param("W", numpy.random.default_rng(0).normal(size=(4, HIDDEN)).astype("f"))
     scores, backprop = model.begin_update(docs)
     assert scores.logits.shape == (4 + 3 + 2 + 1, 4)
     assert scores.candidates.doc_counts == [9, 0, 1]
@@ -71,10 +75,10 @@ def test_hidden_ref_is_the_output_layers_input():
     model.initialize(X=[spacy.blank("en").make_doc("one two three")])
     scorer, hidden, output_layer = (model.get_ref(name) for name in ("scorer", "hidden", "output_layer"))
     assert scorer.layers == [hidden, output_layer]
-    output_layer.set_param("W", numpy.random.default_rng(0).normal(size=(4, 256)).astype("f"))
+    output_layer.set_param("W", numpy.random.default_rng(0).normal(size=(4, HIDDEN)).astype("f"))
     X = numpy.random.default_rng(1).normal(size=(5, model.get_ref("span_repr").get_dim("nO"))).astype("f")
     H = hidden.predict(X)
-    assert H.shape == (5, 256)
+    assert H.shape == (5, HIDDEN)
     numpy.testing.assert_allclose(output_layer.predict(H), scorer.predict(X), rtol=1e-5)
 
 
@@ -131,7 +135,7 @@ def test_fast_path_without_candidates(representation):
     candidates = enumerate_candidates(OPS, [0, 0], 3)
     X = OPS.alloc2f(0, 0)
     assert candidate_logits(model, X, candidates).shape == (0, 5)
-    assert candidate_hidden(model, X, candidates).shape == (0, 256)
+    assert candidate_hidden(model, X, candidates).shape == (0, HIDDEN)
 
 
 def test_prediction_mode_has_no_backward_pass():
@@ -155,7 +159,7 @@ def test_hidden_keeps_the_structure_and_weights_of_thinc_maxout():
     so pipelines saved before load into it and predict the same."""
     model = random_model("endpoints_width", 3)
     hidden = model.get_ref("hidden")
-    reference = Maxout(nO=256, nP=3, dropout=0.1, normalize=True)
+    reference = Maxout(nO=HIDDEN, nP=3, dropout=DEFAULT_HEAD["dropout"], normalize=True)
     reference.initialize(X=OPS.alloc2f(2, model.get_ref("span_repr").get_dim("nO")))
 
     def layout(layer):

@@ -95,8 +95,10 @@ def expected_loss(settings: Dict[str, Any], loss: Any, logits: Any, rows: Iterab
     weighted cross-entropy's weights), from its definition: per trained row
     (``rows`` holds its gold class, -1 for untrained, and the mask of the
     classes it may be), the configured loss of the probability of its
-    allowed classes, over the number of trained rows. A row not annotated
-    as an entity weighs as O (gold 0) in a weighted cross-entropy."""
+    allowed classes, over the number of trained rows (summed when the
+    component's loss has ``normalize = false``, sampled_spancat's default).
+    A row not annotated as an entity weighs as O (gold 0) in a weighted
+    cross-entropy."""
     total, n = 0.0, 0
     for row, (gold, allowed) in zip(numpy.asarray(logits, dtype="float64"), rows):
         if gold < 0:
@@ -112,7 +114,7 @@ def expected_loss(settings: Dict[str, Any], loss: Any, logits: Any, rows: Iterab
             term *= weight * (1 - p_allowed) ** settings["gamma"]
         total += term
         n += 1
-    return total / n
+    return total / n if getattr(loss, "normalize", True) else total
 
 
 def initialize_error(nlp: Language, examples: List[Example]) -> str:

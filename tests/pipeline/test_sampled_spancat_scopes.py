@@ -97,6 +97,7 @@ def test_partial_loss_by_hand_on_one_sentence():
     set_label_scope(eg.reference, ["PER"])
     seeded_initialize(nlp, [eg])
     pipe = nlp.get_pipe(NAME)
+    pipe.loss.normalize = True  # the mean over the trained rows, as the values above (the default sums)
     candidates = enumerate_candidates(pipe.model.ops, [3], 1)
     logits = numpy.log(numpy.asarray([[1.0, 1.0, 2.0], [3.0, 1.0, 1.0], [1.0, 2.0, 1.0]]))
     loss, grad = pipe.get_loss([eg], SpanScores(candidates, logits))
@@ -136,6 +137,7 @@ def test_scoped_loss_gradient_matches_finite_differences(loss):
 
 def test_scoped_cross_entropy_is_the_partial_label_loss_of_every_row():
     nlp, examples = initialized("ce")
+    nlp.get_pipe(NAME).loss.normalize = True  # partial_label_loss's mean (the default sums)
     scores = random_scores(nlp, examples, seed=3, dtype="float32")
     value, grad = nlp.get_pipe(NAME).get_loss(examples, scores)
     allowed = numpy.stack([allowed for _, _, _, allowed in candidate_rows(examples)])
@@ -157,6 +159,7 @@ def test_out_of_scope_types_are_never_pushed_down():
     (gold, rejected, the unscoped doc's) has today's gradient, exactly."""
     nlp, examples = initialized("ce")
     pipe = nlp.get_pipe(NAME)
+    pipe.loss.normalize = True  # the gradients over N below (the default sums)
     scores = random_scores(nlp, examples, seed=2)
     rows = candidate_rows(examples)
     n_trained = sum(gold >= 0 for _, _, gold, _ in rows)
