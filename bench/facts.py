@@ -674,16 +674,21 @@ def scope_files(encoder: str) -> Tuple[str, ...]:
     return (*merge, *ceiling, *paired)
 
 
+def seed_scores(runs) -> Dict[Tuple[str, str], List[float]]:
+    """Each (corpus, system)'s macro-F1 per seed (fractions) of the label-scopes study's runs."""
+    scores: Dict[Tuple[str, str], List[float]] = {}
+    for run in runs:
+        scores.setdefault((run["corpus"], run["config"].split("/")[-1]), []).append(run["macro"]["f"])
+    return scores
+
+
 def scopes_recovery(*files):
     """Per split (even, uneven): each system's mean macro-F1 (fractions, seeds 0-2) on the naive merge and ours with
     scopes; the best built-in on the merge (the higher mean), what it loses there against its own ceiling (the complete
     train set), the share of that loss ours with scopes recovers ((scoped minus the best built-in on the merge) over
     the loss), and the paired comparisons of ours with scopes against that built-in and against ours on the merge."""
     runs, paired = files[:-len(SCOPE_SPLITS)], files[-len(SCOPE_SPLITS):]
-    scores: Dict[Tuple[str, str], List[float]] = {}
-    for run in runs:
-        scores.setdefault((run["corpus"], run["config"].split("/")[-1]), []).append(run["macro"]["f"])
-    means = {key: mean(values) for key, values in scores.items()}
+    means = {key: mean(values) for key, values in seed_scores(runs).items()}
     folder = runs[0]["config"].rpartition("/")[0]
     prefix = f"{folder}/" if folder else ""
     out: Dict[str, Any] = {"target": SCOPES_TARGET, "ceiling": {system: means[("wnut17", system)] for system in NAIVE}}

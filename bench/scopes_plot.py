@@ -7,9 +7,9 @@ ours with the parts' scopes, and of that built-in on the complete train set
 import json
 from pathlib import Path
 from statistics import mean
-from typing import Any, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
-from .facts import BUILT_INS, SCOPE_SPLITS, SCOPED, scope_files
+from .facts import BUILT_INS, SCOPE_SPLITS, SCOPED, scope_files, seed_scores
 
 OURS = "sampled_spancat_uniform"
 # the bars of a split, in order: (label, "split" for its merge or the corpus of the runs, system or "best": the best built-in)
@@ -21,23 +21,17 @@ BARS: Tuple[Tuple[str, str, str], ...] = (
 )
 
 
-def seed_scores(runs: List[Dict[str, Any]]) -> Dict[Tuple[str, str], List[float]]:
-    """Each (corpus, system)'s macro-F1 per seed, in points."""
-    scores: Dict[Tuple[str, str], List[float]] = {}
-    for run in runs:
-        scores.setdefault((run["corpus"], run["config"].split("/")[-1]), []).append(100 * run["macro"]["f"])
-    return scores
-
-
 def bars(scores: Dict[Tuple[str, str], List[float]]) -> Dict[str, List[Tuple[str, List[float]]]]:
-    """Per split, each bar's label and seed scores; the best built-in is the one
-    with the higher mean on that split's merge (as bench/facts.py scopes_recovery)."""
+    """Per split, each bar's label and seed scores in points (``scores``:
+    seed_scores', fractions); the best built-in is the one with the higher
+    mean on that split's merge (as bench/facts.py scopes_recovery)."""
     out = {}
     for split in SCOPE_SPLITS:
         corpus = f"wnut17-{split}"
         best = max(BUILT_INS, key=lambda system: mean(scores[(corpus, system)]))
         out[split] = [
-            (label.replace("best built-in", best), scores[(corpus if where == "split" else where, best if system == "best" else system)])
+            (label.replace("best built-in", best),
+             [100 * f for f in scores[(corpus if where == "split" else where, best if system == "best" else system)]])
             for label, where, system in BARS
         ]
     return out
