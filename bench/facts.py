@@ -652,6 +652,27 @@ def scale(record):
     out["largest_factor"] = rows[-1]["factor"]
     return out
 
+# --- the draw rate (docs/benchmarks/never_worse.md) --------------------------
+
+DRAW_RATE_CELLS = tuple(f"{encoder}-{train}" for encoder in ("t", "f", "c") for train in ("c", "m50"))
+
+
+def draw_rate_files() -> Tuple[str, ...]:
+    """The dev trials of the chosen setting at rate 1.0 (``*-r1-*``), then at rate 0.7, one per cell (fine-tuned,
+    features, CNN; complete and p = 0.5), in DRAW_RATE_CELLS order."""
+    trial = "metrics/wnut17/never_worse/{}-overlap-sslhead-meanmax{}-{}.json"
+    return tuple(trial.format(encoder, rate, train) for rate in ("-r1", "") for encoder, train in (cell.split("-") for cell in DRAW_RATE_CELLS))
+
+
+def draw_rate(*trials):
+    """The dev macro-F1 (fractions, seed 0) of the chosen setting at rate 1.0 and at rate 0.7: each rate's mean over
+    the six cells (the rule that chose the default), the difference of the means, and the cells where rate 1.0 is
+    the higher."""
+    r1, r07 = [t["macro"]["f"] for t in trials[:len(DRAW_RATE_CELLS)]], [t["macro"]["f"] for t in trials[len(DRAW_RATE_CELLS):]]
+    return {"r1": mean(r1), "r07": mean(r07), "delta": mean(r1) - mean(r07),
+            "r1_higher": sum(a > b for a, b in zip(r1, r07)), "cells": len(DRAW_RATE_CELLS)}
+
+
 # --- label scopes (docs/benchmarks/label_scopes.md) --------------------------
 
 SCOPE_SPLITS = ("even", "uneven")
@@ -698,6 +719,9 @@ def scopes_recovery(*files):
         best = max(BUILT_INS, key=lambda system: merge[system])
         scoped = means[(corpus, SCOPED)]
         lost = out["ceiling"][best] - merge[best]
+        if lost <= 0:
+            # nothing to recover: a share of it would divide by zero or flip its sign
+            raise ValueError(f"{corpus}: {best} loses nothing on the merge against its ceiling ({lost:+.4f}); no recovered share")
         out[split] = {"merge": merge, "scoped": scoped, "best_built_in": best, "best_merge": merge[best],
                       "best_ceiling": out["ceiling"][best], "lost": lost,
                       "recovered": (scoped - merge[best]) / lost,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from bench.scopes_plot import write_figure
+from bench.scopes_plot import ENCODER_NAMES, write_figure
 
 
 def main(
@@ -16,10 +16,13 @@ def main(
     output: Path = typer.Argument(..., help="The .png to write"),
     root: Path = typer.Option(Path("."), "--root", help="The project folder whose metrics/ holds the study's runs"),
 ) -> None:
+    if encoder not in ENCODER_NAMES:
+        raise typer.BadParameter(f"{encoder!r}: give {' or '.join(ENCODER_NAMES)}", param_hint="ENCODER")
     try:
         write_figure(encoder, root, output)
-    except ValueError as err:
-        raise typer.BadParameter(str(err), param_hint="ENCODER") from None
+    except ValueError as err:  # a run of the study missing under --root
+        typer.echo(f"error: {err} (under --root {root})", err=True)
+        raise typer.Exit(1) from None
     print(f"wrote {output}")
 
 

@@ -29,6 +29,8 @@ def budget_of(spec: Dict[str, Any]) -> Dict[str, Any]:
     """The budget of a trial's encoder: the folder of its config (a config of
     configs/ itself is the CNN's)."""
     folder, _, _ = spec["config"].rpartition("/")
+    if (folder or "cnn") not in BUDGETS:
+        raise ValueError(f"config {spec['config']}: no trial budget for the folder {folder!r}; one of {', '.join(BUDGETS)}")
     return BUDGETS[folder or "cnn"]
 
 

@@ -31,10 +31,12 @@ MAX_SEEDS = 1000
 def missampling_cli(
     data_path: Path = typer.Argument(..., metavar="DATA", help="Well-annotated training data (.spacy or CoNLL); it is masked here"),
     model: Optional[str] = typer.Option(None, "--model", help="Trained pipeline with a sampled_spancat component; needed by the weighted and top samplers"),
-    samplers: List[str] = typer.Option(["uniform"], "--sampler", help=f"{', '.join(SAMPLERS)} (as init-config's --sampler; uniform keeps one draw per sentence all run, uniform_v1 draws anew each epoch); repeat to compare"),
+    samplers: List[str] = typer.Option(["uniform"], "--sampler", help=f"{', '.join(SAMPLERS)} (as init-config's --sampler; uniform keeps one draw per sentence all run and adds the negatives that overlap a gold entity, which no missed entity is, uniform_v1 draws anew each epoch); repeat to compare"),
     p_values: List[float] = typer.Option(DEFAULT_P, "--p", help="Masking probabilities; repeat (default 0.1 ... 0.9)"),
     n_seeds: int = typer.Option(10, "--seeds", help=f"Seeds 0..N-1 per p (masking and sampling), N in [1, {MAX_SEEDS}]; the paper uses 10"),
-    rate: float = typer.Option(0.7, "--rate", help="uniform/weighted: negatives per token, in (0, 1]"),
+    rate: Optional[float] = typer.Option(
+        None, "--rate", help="uniform/weighted: negatives per token, in (0, 1]; default: each sampler's as init-config writes it (uniform 1.0, the others 0.7)"
+    ),
     mu: float = typer.Option(8.0, "--mu", help="weighted: mu of Eq. 16, >= 0"),
     temperature: float = typer.Option(
         1.0, "--temperature", help=f"weighted: T of Eq. 16, in [{MIN_TEMPERATURE:g}, {MAX_TEMPERATURE:g}] (1.0 = the schedule's last epoch)"
@@ -109,7 +111,9 @@ def missampling_cli(
         msg.table(rows, header=header, aligns=("r",) * len(header))
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
-        settings = {"rate": rate, "mu": mu, "temperature": temperature, "ratio": ratio, "max_span_width": pipe.max_span_width, "epochs": epochs}
+        # each sampler's own rate: without --rate the menu's, which differ (uniform 1.0, the others 0.7)
+        rates = {name: getattr(sampler, "rate", None) for name, sampler in built.items()}
+        settings = {"rate": rates, "mu": mu, "temperature": temperature, "ratio": ratio, "max_span_width": pipe.max_span_width, "epochs": epochs}
         srsly.write_json(output, {"data": str(data_path), "model": model, "seeds": seeds, "settings": settings, "results": {n: [r.to_dict() for r in rs] for n, rs in results.items()}})
         msg.good(f"Saved the rates to {output}")
     if plot is not None:
@@ -122,7 +126,7 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _check_settings(
-    p_values: Sequence[float], n_seeds: int, rate: float, mu: float, temperature: float, ratio: float,
+    p_values: Sequence[float], n_seeds: int, rate: Optional[float], mu: float, temperature: float, ratio: float,
     max_span_width: int, batch_size: int,
 ) -> None:
     """Exit with a message naming the option and its range unless every
@@ -130,7 +134,8 @@ def _check_settings(
     for p in p_values:
         bounded(p, "--p", low=0, high=1)
     bounded(n_seeds, "--seeds", low=1, high=MAX_SEEDS, integer=True)
-    bounded(rate, "--rate", low=0, high=1, low_open=True)
+    if rate is not None:
+        bounded(rate, "--rate", low=0, high=1, low_open=True)
     # mu is an exponent of a number in [0, 1]: any finite mu >= 0 is a weight
     bounded(mu, "--mu", low=0)
     bounded(temperature, "--temperature", low=MIN_TEMPERATURE, high=MAX_TEMPERATURE)

@@ -3,13 +3,14 @@ it as ``spacy init fill-config`` does, and write it with its notes."""
 import copy
 import functools
 import hashlib
+import inspect
 import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from spacy.util import get_lang_class
+from spacy.util import get_lang_class, registry
 from thinc.api import Config
 
 from .encoders import apply_encoder
@@ -30,7 +31,6 @@ class ConfigChoice:
     loss (Optional[str]): the loss of token_ner or sampled_spancat (LOSSES), or
         two_task_ner's objective (TWO_TASK_LOSSES); the template's when None.
     resample (Optional[str]): a train reader that rebalances the corpus (READERS).
-    head (Optional[str]): sampled_spancat's span head (HEADS); DEFAULT_HEAD when None.
     encoder (str): cnn, vectors, features or transformer (ENCODERS).
     lang (str): the language of the pipeline.
     overrides (Dict[str, Any]): dotted settings set last (``--set``), e.g.
@@ -38,17 +38,19 @@ class ConfigChoice:
     scoped (Tuple[ScopedPath, ...]): training corpora that each annotate
         only some entity types (``--scoped PATH=LABEL,LABEL``), as (path,
         labels): [corpora.train] reads them all, each with its label scope.
+    head (Optional[str]): sampled_spancat's span head (HEADS); DEFAULT_HEAD when None.
     """
 
     component: str
     sampler: Optional[str] = None
     loss: Optional[str] = None
     resample: Optional[str] = None
-    head: Optional[str] = None
     encoder: str = "cnn"
     lang: str = "en"
     overrides: Dict[str, Any] = field(default_factory=dict)
     scoped: Tuple[ScopedPath, ...] = ()
+    # last: the fields before it keep their released positions
+    head: Optional[str] = None
 
     def check(self) -> None:
         """A ValueError naming the option when a choice does not exist or does
@@ -136,15 +138,29 @@ def build_config(choice: ConfigChoice, *, fill: bool = True) -> Config:
 
 
 def _set_head(block: Dict[str, Any], head: Dict[str, Any]) -> None:
-    """The component's ``block`` with the dotted settings of a head (HEADS);
-    one its loss does not have (a Dice loss has no ``normalize``) is left out."""
+    """The component's ``block`` with the dotted settings of a head (HEADS).
+    A ``loss.*`` setting goes where the loss function takes it, read from its
+    signature (filled or not): the loss itself, else the base loss a MoM loss
+    wraps; one no part of it takes (a Dice loss has no ``normalize``) is left out."""
     for dotted, value in head.items():
         *path, key = dotted.split(".")
+        if path == ["loss"]:
+            for section in (block["loss"], block["loss"].get("base")):
+                if isinstance(section, dict) and key in _settings_of(section.get("@losses")):
+                    section[key] = value
+                    break
+            continue
         section = block
         for name in path:
             section = section[name]
-        if key in section or path == ["model"]:
-            section[key] = value
+        section[key] = value
+
+
+def _settings_of(loss_name: Optional[str]) -> Tuple[str, ...]:
+    """The settings a registered loss function takes (none for no name)."""
+    if not loss_name:
+        return ()
+    return tuple(inspect.signature(registry.losses.get(loss_name)).parameters)
 
 
 # a run of the config's own training.max_steps evaluates at least this often

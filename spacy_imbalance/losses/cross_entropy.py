@@ -127,6 +127,14 @@ def configure_cross_entropy_v1(*, normalize: bool = True) -> CrossEntropy:
     return CrossEntropy(normalize=normalize)
 
 
+@registry.losses("spacy-imbalance.CrossEntropy.v2")
+def configure_cross_entropy_v2(*, normalize: bool = False) -> CrossEntropy:
+    """v1 summed by default (``normalize = false``): sampled_spancat's default
+    loss, the v2 head's (docs/benchmarks/never_worse.md). A name of its own
+    so that a v1 block leaving ``normalize`` out keeps v1's mean."""
+    return CrossEntropy(normalize=normalize)
+
+
 @registry.losses("spacy-imbalance.WeightedCrossEntropy.v1")
 def configure_weighted_cross_entropy_v1(
     *, scheme: WeightScheme = "inverse_frequency", beta: float = 1.0, normalize: bool = True

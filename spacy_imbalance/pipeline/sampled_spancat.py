@@ -55,7 +55,7 @@ from ..models.span_scorer import SampledScores, SampledSpans, SpanScores, candid
 from ..spans.candidates import MAX_SPAN_WIDTH, Candidates, check_max_width, enumerate_candidates
 from ..spans.gold import SpanTargets, count_classes, gold_labels, span_targets, warn_too_wide, width_from_gold
 from ..spans.negatives import CandidateView, NegativeDraws, NegativeSampler, check_sampler, training_rows
-from ..spans.negatives.uniform import CHOSEN_RATE, DEFAULT_CORRECTION, DEFAULT_FIXED
+from ..spans.negatives.uniform import CHOSEN_RATE, DEFAULT_CORRECTION
 from ..spans.scopes import batch_scopes, training_scopes
 from ._labelled import DEFAULT_TOK2VEC_CONFIG, ENTS_SCORE_WEIGHTS, check_groups
 from ._span_decisions import SpanDecisionsPipe
@@ -66,7 +66,12 @@ from ._span_decisions import SpanDecisionsPipe
 # mean and max of the span's tokens, a hidden layer of 128 without dropout, the loss summed
 # over the trained spans, one draw per sentence (one negative per token) kept all run and every negative overlapping
 # a gold span. A saved pipeline's config names its own settings, so these defaults change no
-# trained model; the first release's head is `init-config --head v1`.
+# trained model; the first release's head is `init-config --head v1`. spaCy fills a block
+# that names the same function as the default from the default, so the sampler and loss are
+# functions whose own defaults are these (uniform_negatives.v3, CrossEntropy.v2): a block
+# naming a released function (uniform_negatives.v2, CrossEntropy.v1) that leaves a setting
+# out keeps that function's default. A partial SpanScorer.v1 block is filled from the model
+# below, its tok2vec included, as spaCy's own components fill theirs.
 DEFAULT_SAMPLED_SPANCAT_MODEL = """
 [model]
 @architectures = "spacy-imbalance.SpanScorer.v1"
@@ -79,10 +84,10 @@ nO = null
 """ + DEFAULT_TOK2VEC_CONFIG
 DEFAULT_MODEL = Config().from_str(DEFAULT_SAMPLED_SPANCAT_MODEL)["model"]
 DEFAULT_NEGATIVES = {
-    "@misc": "spacy-imbalance.uniform_negatives.v2", "rate": CHOSEN_RATE, "correction": DEFAULT_CORRECTION, "fixed": DEFAULT_FIXED,
+    "@misc": "spacy-imbalance.uniform_negatives.v3", "rate": CHOSEN_RATE, "correction": DEFAULT_CORRECTION, "fixed": True,
     "overlapping": True,
 }
-DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v1", "normalize": False}
+DEFAULT_LOSS = {"@losses": "spacy-imbalance.CrossEntropy.v2", "normalize": False}
 # 0: the marginal likelihood alone, as published; `init-config --scoped` writes 0.1, the weight
 # chosen on WNUT-2017 dev (docs/label_scopes.md)
 DEFAULT_SCOPE_O_WEIGHT = 0.0

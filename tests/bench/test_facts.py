@@ -100,3 +100,23 @@ def test_scopes_recovery_takes_the_best_built_in_on_each_merge_and_the_share_our
     assert uneven["best_built_in"] == "ner" and uneven["best_merge"] == pytest.approx(0.07)
     assert uneven["lost"] == pytest.approx(0.03) and uneven["recovered"] == pytest.approx(2 / 3)
     assert out["ceiling"] == pytest.approx({"ner": 0.10, "spancat_singlelabel": 0.12, "sampled_spancat_uniform": 0.13})
+    # a best built-in that loses nothing on the merge has no share to recover: named, not divided by zero
+    # (ner: 0.07 on the uneven merge, and on the complete train set too)
+    level = [dict(run, macro={"f": 0.07}) if run["corpus"] in ("wnut17-uneven", "wnut17") and run["config"] == "features/ner" else run
+             for run in runs]
+    with pytest.raises(ValueError, match="wnut17-uneven: ner loses nothing"):
+        scopes_recovery(*level, paired("spancat_singlelabel"), paired("ner"))
+
+
+def test_draw_rate_means_each_rate_over_the_six_cells():
+    from bench.facts import DRAW_RATE_CELLS, draw_rate, draw_rate_files
+
+    files = draw_rate_files()
+    assert len(files) == 12 and files[0].endswith("t-overlap-sslhead-meanmax-r1-c.json") and files[6].endswith("t-overlap-sslhead-meanmax-c.json")
+    assert files[11].endswith("c-overlap-sslhead-meanmax-m50.json") and len(DRAW_RATE_CELLS) == 6
+    r1 = [0.40, 0.30, 0.40, 0.30, 0.10, 0.10]
+    r07 = [0.38, 0.31, 0.37, 0.28, 0.12, 0.12]
+    out = draw_rate(*[{"macro": {"f": f}} for f in r1 + r07])
+    # means 1.6 / 6 and 1.58 / 6; rate 1.0 higher on cells 1, 3 and 4
+    assert out["r1"] == pytest.approx(1.6 / 6) and out["r07"] == pytest.approx(1.58 / 6)
+    assert out["delta"] == pytest.approx(0.02 / 6) and (out["r1_higher"], out["cells"]) == (3, 6)

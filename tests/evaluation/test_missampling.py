@@ -11,6 +11,7 @@ from spacy_imbalance.cli import app
 from spacy_imbalance.corpus.masking.masking import mask_entities
 from spacy_imbalance.evaluation.missampling import measure_missampling
 from spacy_imbalance.spans.negatives import AllNegatives, TopNegatives
+from spacy_imbalance.spans.negatives.menu import SAMPLERS
 
 WORDS = [["Kate", "met", "Bob", "in", "Rome"], ["Ann", "left"], ["nothing", "here"]]
 ENTS = [[(0, 1, "PER"), (2, 3, "PER"), (4, 5, "LOC")], [(0, 1, "PER")], []]
@@ -81,6 +82,18 @@ def test_cli_writes_rates_and_plot(data_path, tmp_path):
     # p = 1: every entity is masked; the uniform sample holds some of them
     assert 0 < report["results"]["uniform"][1]["mean"] <= 1
     assert plot.stat().st_size > 0
+    # without --rate each sampler's own, as init-config writes it
+    assert report["settings"]["rate"] == {"all": None, "uniform": SAMPLERS["uniform"]["rate"]}
+
+
+def test_cli_rate_replaces_every_sampler_s(data_path, tmp_path):
+    out = tmp_path / "rates.json"
+    result = CliRunner().invoke(
+        app, ["missampling", str(data_path), "--sampler", "uniform", "--sampler", "uniform_v1", "--p", "0.5", "--seeds", "1",
+              "--max-span-width", "2", "--rate", "0.3", "--output", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert srsly.read_json(out)["settings"]["rate"] == pytest.approx({"uniform": 0.3, "uniform_v1": 0.3})
 
 
 def test_masked_entities_are_counted_per_seed():

@@ -1,11 +1,12 @@
 """init-config's composition: each option changes its own block and nothing
 else, the result is what spaCy fills, and the fingerprint ignores layout."""
 import pytest
-from spacy.util import load_config
+from spacy.util import load_config, registry
 from thinc.api import Config
 
 from spacy_imbalance.init_config import ConfigChoice, build_config, config_fingerprint, render, set_overrides, validate_config
 from spacy_imbalance.init_config.options import DEFAULT_SAMPLER, HEADS, LOSSES, READERS, SAMPLERS
+from spacy_imbalance.spans.negatives.uniform import CHOSEN_RATE, DEFAULT_FIXED
 
 from ..conftest import ROOT
 
@@ -73,9 +74,32 @@ def test_build_config_default_trains_as_the_factory_s_default(plain_sampled):
     nlp.add_pipe("sampled_spancat")
     factory = nlp.config["components"]["sampled_spancat"]
     block = plain_sampled["components"]["sampled_spancat"]
-    assert factory["negatives"] == block["negatives"]
-    assert factory["loss"] == block["loss"]
+    # the factory names functions of their own (uniform_negatives.v3, CrossEntropy.v2) whose defaults
+    # are what init-config writes out under the released names: the same objects, setting for setting
+    negatives, written = (registry.resolve({"x": b["negatives"]})["x"] for b in (factory, block))
+    assert type(negatives) is type(written) and vars(negatives) == vars(written)
+    loss, written_loss = (registry.resolve({"x": b["loss"]})["x"] for b in (factory, block))
+    assert type(loss) is type(written_loss) and vars(loss) == vars(written_loss)
     assert {k: v for k, v in factory["model"].items() if k != "tok2vec"} == {k: v for k, v in block["model"].items() if k != "tok2vec"}
+
+
+def test_factory_default_leaves_a_released_function_s_defaults_alone():
+    """spaCy fills a block naming the default's function from the default: a
+    block naming the released uniform_negatives.v2 or CrossEntropy.v1 with a
+    setting left out gets that function's own default, not the chosen one."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("sampled_spancat", config={
+        "negatives": {"@misc": "spacy-imbalance.uniform_negatives.v2", "rate": 0.5},
+        "loss": {"@losses": "spacy-imbalance.CrossEntropy.v1"},
+    })
+    assert (pipe.negatives.rate, pipe.negatives.overlapping, pipe.negatives.fixed) == (0.5, False, DEFAULT_FIXED)
+    assert pipe.loss.normalize is True
+    # and the default's own: the chosen draw, summed
+    default = nlp.add_pipe("sampled_spancat", name="default")
+    assert (default.negatives.rate, default.negatives.overlapping, default.negatives.fixed) == (CHOSEN_RATE, True, True)
+    assert default.loss.normalize is False
 
 
 def test_build_config_head_leaves_out_a_setting_the_loss_lacks():
@@ -87,6 +111,18 @@ def test_build_config_head_leaves_out_a_setting_the_loss_lacks():
     # a loss that has it sums under v2 (focal), averages under v1
     focal = {head: build_config(ConfigChoice("sampled_spancat", loss="focal", head=head)) for head in HEADS}
     assert [focal[head]["components"]["sampled_spancat"]["loss"]["normalize"] for head in ("v1", "v2")] == [True, False]
+    # filled or not: the setting is read from the loss function, not from the keys the block has
+    unfilled = build_config(ConfigChoice("sampled_spancat", loss="focal"), fill=False)
+    assert unfilled["components"]["sampled_spancat"]["loss"]["normalize"] is False
+
+
+@pytest.mark.parametrize("loss", ["mom_v1", "mom_focal_v1"])  # MoM v2 averages per sentence: no span loss
+def test_build_config_head_sums_the_base_loss_a_mom_loss_wraps(loss):
+    """MoM takes no normalize of its own: its base loss's decides the
+    normalizer (v1 of both terms), so the v2 head sums the base."""
+    by_head = {head: build_config(ConfigChoice("sampled_spancat", loss=loss, head=head))["components"]["sampled_spancat"]["loss"] for head in HEADS}
+    assert "normalize" not in by_head["v2"]
+    assert (by_head["v1"]["base"]["normalize"], by_head["v2"]["base"]["normalize"]) == (True, False)
 
 
 def test_build_config_overrides_set_after_the_head():
