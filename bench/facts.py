@@ -673,6 +673,9 @@ def draw_rate(*trials):
             "r1_higher": sum(a > b for a, b in zip(r1, r07)), "cells": len(DRAW_RATE_CELLS)}
 
 
+fact("draw_rate", *draw_rate_files())(draw_rate)
+
+
 # --- label scopes (docs/benchmarks/label_scopes.md) --------------------------
 
 SCOPE_SPLITS = ("even", "uneven")
