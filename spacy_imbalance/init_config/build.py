@@ -160,7 +160,7 @@ def _settings_of(loss_name: Optional[str]) -> Tuple[str, ...]:
     """The settings a registered loss function takes (none for no name)."""
     if not loss_name:
         return ()
-    return tuple(inspect.signature(registry.losses.get(loss_name)).parameters)
+    return tuple(inspect.signature(registry.get("losses", loss_name)).parameters)
 
 
 # a run of the config's own training.max_steps evaluates at least this often
