@@ -45,7 +45,8 @@ case "${1:-}" in
     if [ "${PYTEST_WORKERS:-2}" != "0" ] && [ "${PYTEST_WORKERS:-2}" != "1" ]; then
       export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
     fi
-    "$VENV/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadscope --no-loadscope-reorder tests "$@"
+    # --durations: the slowest tests end the output, where CI's log keeps them (the suite's budget is ~20 minutes)
+    "$VENV/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadscope --no-loadscope-reorder --durations 25 tests "$@"
     ;;
   *)
     echo "usage: bash run.sh demo [--vars.NAME VALUE ...] | test [pytest arguments]" >&2
