@@ -734,6 +734,7 @@ def scopes_recovery(*files):
 
 
 fact("scopes_recovery_cnn", *scope_files("cnn"))(scopes_recovery)
+fact("scopes_recovery_features", *scope_files("features"))(scopes_recovery)
 
 
 if __name__ == "__main__":
