@@ -120,3 +120,39 @@ def test_draw_rate_means_each_rate_over_the_six_cells():
     # means 1.6 / 6 and 1.58 / 6; rate 1.0 higher on cells 1, 3 and 4
     assert out["r1"] == pytest.approx(1.6 / 6) and out["r07"] == pytest.approx(1.58 / 6)
     assert out["delta"] == pytest.approx(0.02 / 6) and (out["r1_higher"], out["cells"]) == (3, 6)
+
+
+def test_never_worse_pairs_ours_with_the_better_built_in_of_each_setting_and_checks_issue_42s_targets():
+    from bench.facts import NW_TAGS, never_worse, never_worse_files
+
+    files = never_worse_files("features")
+    assert files[0] == "metrics/wnut17/features/ner-nw-s0.json" and files[-1] == "metrics/wnut17/never_worse_features-paired.json"
+    assert never_worse_files("cnn")[3] == "metrics/wnut17/spancat_singlelabel-nw-s0.json"
+    # macro-F1 per seed: complete, spancat_singlelabel the better built-in (0.30 against 0.25); at p = 0.5, ner (0.14)
+    macro = {"nw": {"ner": [0.24, 0.25, 0.26], "spancat_singlelabel": [0.29, 0.30, 0.31], "sampled_spancat": [0.30, 0.31, 0.32]},
+             "nw_m50": {"ner": [0.13, 0.14, 0.15], "spancat_singlelabel": [0.10, 0.12, 0.14], "sampled_spancat": [0.18, 0.20, 0.22]}}
+    runs = [{"name": f"features/{system}-{tag}", "config": f"features/{system}", "seed": seed,
+             "macro": {"f": f}, "micro": {"f": f + 0.1}}
+            for tag in NW_TAGS.values() for system, values in macro[tag].items() for seed, f in enumerate(values)]
+
+    def ci(delta, low):
+        return {"delta": delta, "low": low, "high": delta + 0.02}
+
+    paired = {"features/spancat_singlelabel": {"features/sampled_spancat-nw": {"macro_f": ci(0.01, -0.008), "micro_f": ci(0.005, -0.01)},
+                                               "features/sampled_spancat-nw_m50": {"macro_f": ci(0.08, 0.05), "micro_f": ci(0.1, 0.08)}},
+              "features/ner": {"features/sampled_spancat-nw": {"macro_f": ci(0.06, 0.04), "micro_f": ci(0.0, -0.01)},
+                               "features/sampled_spancat-nw_m50": {"macro_f": ci(0.06, 0.01), "micro_f": ci(0.07, 0.05)}}}
+    out = never_worse(*runs, paired)
+    complete, missing = out["complete"], out["missing"]
+    assert complete["means"]["spancat_singlelabel"] == {"macro": pytest.approx(0.30), "micro": pytest.approx(0.40)}
+    assert complete["best_built_in"] == "spancat_singlelabel" and missing["best_built_in"] == "ner"
+    # each against its own setting's better built-in
+    assert complete["vs_best"]["delta"] == 0.01 and missing["vs_best"]["delta"] == 0.06
+    assert complete["vs_best_micro"]["delta"] == 0.005
+    # complete: level or above with the lower bound above -1 point; missing: 5 points up and above 0 (6 > 5, 0.01 > 0)
+    assert complete["meets_target"] is True and missing["meets_target"] is True
+    # a lower bound at -1.2 points fails the complete target; 4 points fail the missing one
+    paired["features/spancat_singlelabel"]["features/sampled_spancat-nw"]["macro_f"] = ci(0.01, -0.012)
+    paired["features/ner"]["features/sampled_spancat-nw_m50"]["macro_f"] = ci(0.04, 0.01)
+    out = never_worse(*runs, paired)
+    assert out["complete"]["meets_target"] is False and out["missing"]["meets_target"] is False
