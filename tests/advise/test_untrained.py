@@ -109,7 +109,7 @@ def corpora(tmp_path_factory):
 def test_advise_does_not_call_a_method_better_than_an_untrained_ner(tmp_path, corpora, monkeypatch):
     # the issue: ner at 0.0 at every evaluation, and "token_ner_wce2 is better than spaCy's ner: +5.5"
     reports = {"ner": [_report(0, FLAT), _report(0, FLAT)], "spancat_singlelabel": [_report(10, LEARNED), _report(11, LEARNED)],
-               "sampled_spancat_uniform": [_report(12, LEARNED), _report(12, LEARNED)],
+               "sampled_spancat": [_report(12, LEARNED), _report(12, LEARNED)],
                "token_ner_wce2": [_report(14, LEARNED), _report(15, LEARNED)]}
 
     def run_candidates(planned, settings, out, on_done=None):

@@ -108,7 +108,7 @@ def _fake_trials(monkeypatch, reports_of):
 def test_advise_recommends_nothing_when_no_trial_trained(tmp_path, corpora, monkeypatch):
     # the issue's --budget 0.01 --max-steps 2: every trial scored at step 0,
     # and still "Recommended: ... better than spaCy's spancat_singlelabel"
-    scores = {"ner": 5, "spancat_singlelabel": 6, "sampled_spancat_uniform": 30, "token_ner_wce2": 7}
+    scores = {"ner": 5, "spancat_singlelabel": 6, "sampled_spancat": 30, "token_ner_wce2": 7}
     _fake_trials(monkeypatch, lambda name: [_report(scores[name] + seed, [[0, 0.1]], 14.0) for seed in range(2)])
     out = tmp_path / "advice"
     result = _invoke("advise", *corpora, "-o", out, "--budget", "0.01", "--max-steps", "2")
@@ -122,22 +122,22 @@ def test_advise_leaves_untrained_methods_out_and_says_how_long_each_trained(tmp_
     reports = {
         "ner": trained(10), "spancat_singlelabel": trained(12), "token_ner_wce2": trained(14),
         # the best dev score of all, but from its first update: the time budget stopped it before step 200
-        "sampled_spancat_uniform": [_report(35, [[0, 0.9]], 60.0, budget_step=150) for _ in range(2)],
+        "sampled_spancat": [_report(35, [[0, 0.9]], 60.0, budget_step=150) for _ in range(2)],
     }
     _fake_trials(monkeypatch, lambda name: reports[name])
     out = tmp_path / "advice"
     result = _invoke("advise", *corpora, "-o", out, "--budget", "4", "--max-steps", "400")
     assert result.exit_code == 0, result.output
     said = _plain(result.output)
-    assert "sampled_spancat_uniform is not ranked: no dev evaluation after step 0 (150 steps in 1.0 minutes)" in said
+    assert "sampled_spancat is not ranked: no dev evaluation after step 0 (150 steps in 1.0 minutes)" in said
     # steps and minutes from the trials' own reports: the last evaluation and train_seconds
     assert "Recommended: token_ner_wce2 (trained 400 steps, 1.5–1.6 min per seed)" in said
     advice = json.loads((out / "advice.json").read_text(encoding="utf8"))
     assert advice["recommended"] == "token_ner_wce2"
-    assert "sampled_spancat_uniform" not in {r["name"] for r in advice["ranking"]}
-    assert advice["untrained"][0][0] == "sampled_spancat_uniform"
+    assert "sampled_spancat" not in {r["name"] for r in advice["ranking"]}
+    assert advice["untrained"][0][0] == "sampled_spancat"
     md = (out / "advice.md").read_text(encoding="utf8")
-    assert "| 400 steps, 1.5–1.6 min |" in md and "- sampled_spancat_uniform: trained, but not ranked" in md
+    assert "| 400 steps, 1.5–1.6 min |" in md and "- sampled_spancat: trained, but not ranked" in md
     # the budget is said as a budget, not as what each trained
     assert "Each trained" not in md and "or its 400 steps (--max-steps) ran out" in md
 
