@@ -721,7 +721,7 @@ def never_worse(*files):
         delta, low = vs["macro_f"]["delta"], vs["macro_f"]["low"]
         meets = (delta >= 0 and low > NW_COMPLETE_FLOOR) if setting == "complete" else (delta >= NW_MISSING_MARGIN and low > 0)
         out[setting] = {"means": means, "best_built_in": best, "vs_best": vs["macro_f"], "vs_best_micro": vs["micro_f"],
-                        "meets_target": meets}
+                        "meets_target": meets, "target": "met" if meets else "not met"}
     return out
 
 

@@ -156,3 +156,4 @@ def test_never_worse_pairs_ours_with_the_better_built_in_of_each_setting_and_che
     paired["features/ner"]["features/sampled_spancat-nw_m50"]["macro_f"] = ci(0.04, 0.01)
     out = never_worse(*runs, paired)
     assert out["complete"]["meets_target"] is False and out["missing"]["meets_target"] is False
+    assert (out["complete"]["target"], complete["target"]) == ("not met", "met")
