@@ -12,7 +12,7 @@ rounding is the docs' job, done once where a value is printed.
 """
 import json
 from pathlib import Path
-from statistics import mean
+from statistics import mean, median
 from typing import Any, Callable, Dict, List, Tuple
 
 FACTS: List[Tuple[str, Tuple[str, ...], Callable[..., Any]]] = []
@@ -758,12 +758,17 @@ def scopes_recovery(*files):
     """Per split (even, uneven): each system's mean macro-F1 (fractions, seeds 0-2) on the naive merge and ours with
     scopes; the best built-in on the merge (the higher mean), what it loses there against its own ceiling (the complete
     train set), the share of that loss ours with scopes recovers ((scoped minus the best built-in on the merge) over
-    the loss), and the paired comparisons of ours with scopes against that built-in and against ours on the merge."""
+    the loss), and the paired comparisons of ours with scopes against that built-in and against ours on the merge;
+    the runs' minutes (median, range) where their records keep them."""
     runs, paired = files[:-len(SCOPE_SPLITS)], files[-len(SCOPE_SPLITS):]
     means = {key: mean(values) for key, values in seed_scores(runs).items()}
     folder = runs[0]["config"].rpartition("/")[0]
     prefix = f"{folder}/" if folder else ""
     out: Dict[str, Any] = {"target": SCOPES_TARGET, "ceiling": {system: means[("wnut17", system)] for system in NAIVE}}
+    # a run's minutes, training and scoring, from the records that keep them (the earliest do not)
+    minutes = [run["wall_seconds"] / 60 for run in runs if run.get("wall_seconds")]
+    if minutes:
+        out["minutes"] = {"median": median(minutes), "min": min(minutes), "max": max(minutes), "runs": len(minutes)}
     for split, comparisons in zip(SCOPE_SPLITS, paired):
         corpus = f"wnut17-{split}"
         merge = {system: means[(corpus, system)] for system in NAIVE}

@@ -100,6 +100,12 @@ def test_scopes_recovery_takes_the_best_built_in_on_each_merge_and_the_share_our
     assert uneven["best_built_in"] == "ner" and uneven["best_merge"] == pytest.approx(0.07)
     assert uneven["lost"] == pytest.approx(0.03) and uneven["recovered"] == pytest.approx(2 / 3)
     assert out["ceiling"] == pytest.approx({"ner": 0.10, "spancat_singlelabel": 0.12, "sampled_spancat_uniform": 0.13})
+    # no record here keeps its minutes: none are reported
+    assert "minutes" not in out
+    # three runs that keep them (6, 9 and 30 minutes), the others not: median 9, range 6-30, over those three
+    timed = [dict(run, wall_seconds=seconds) if seconds else run for run, seconds in zip(runs, [360.0, 540.0, 1800.0] + [None] * len(runs))]
+    assert scopes_recovery(*timed, paired("spancat_singlelabel"), paired("ner"))["minutes"] == {
+        "median": pytest.approx(9.0), "min": pytest.approx(6.0), "max": pytest.approx(30.0), "runs": 3}
     # a best built-in that loses nothing on the merge has no share to recover: named, not divided by zero
     # (ner: 0.07 on the uneven merge, and on the complete train set too)
     level = [dict(run, macro={"f": 0.07}) if run["corpus"] in ("wnut17-uneven", "wnut17") and run["config"] == "features/ner" else run
