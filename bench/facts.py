@@ -725,6 +725,10 @@ def never_worse(*files):
     return out
 
 
+fact("never_worse_features", *never_worse_files("features"))(never_worse)
+fact("never_worse_cnn", *never_worse_files("cnn"))(never_worse)
+
+
 # --- label scopes (docs/benchmarks/label_scopes.md) --------------------------
 
 SCOPE_SPLITS = ("even", "uneven")
