@@ -3,12 +3,14 @@ like ``spacy.Corpus.v1`` (or a CoNLL file, as the commands do) or wraps
 another reader (so they nest in a config), works sentence by sentence, and
 turns edited gold Docs back into Examples."""
 import inspect
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Type, TypeVar, Union
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin
 from spacy.training import Corpus, Example
+from spacy.util import ensure_path
 from spacy.vocab import Vocab
 from wasabi import msg
 
@@ -179,6 +181,47 @@ class ScopeKeepingAugmenter:
             yield eg
 
 
+# Deserialised .spacy files, so that a reader called again in the same process
+# (`spacy train` reads the train set several times to initialise, then once per
+# epoch) copies Docs instead of reading the file again. Reading is the slow part:
+# srsly looks its msgpack decoders up in the installed packages' entry points for
+# every span group and user data it unpacks, three times per Doc, so with about
+# a hundred distributions installed a tweet corpus reads tens of times slower
+# than it copies. Keyed by the file's path, size and modification time and the vocab the
+# Docs belong to; the most recent DOCBIN_CACHE_FILES files of at most
+# DOCBIN_CACHE_BYTES each (a reader holds its sentences in memory anyway).
+DOCBIN_CACHE_FILES = 8
+DOCBIN_CACHE_BYTES = 64 * 2**20
+_docbins: "OrderedDict[Tuple[str, int, int], Tuple[Vocab, List[Doc]]]" = OrderedDict()
+
+
+def docbin_docs(path: Path, vocab: Vocab) -> Iterator[Doc]:
+    """The Docs of the .spacy file ``path``, as ``DocBin().from_disk(path).get_docs(vocab)``
+    gives them, each a fresh copy that its reader may change."""
+    stat = path.stat()
+    if stat.st_size > DOCBIN_CACHE_BYTES:  # streamed, as spaCy reads it
+        yield from DocBin().from_disk(path).get_docs(vocab)
+        return
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    cached = _docbins.get(key)
+    if cached is not None and cached[0] is vocab:
+        _docbins.move_to_end(key)
+        yield from (doc.copy() for doc in cached[1])
+        return
+    docs = list(DocBin().from_disk(path).get_docs(vocab))
+    try:
+        copies = [doc.copy() for doc in docs]
+    except ValueError:
+        # Doc.copy refuses some Docs (spaCy's E1052: a zero-length span): not cached, and handed over as read, for
+        # the reader to name what is wrong with them
+        yield from docs
+        return
+    _docbins[key] = (vocab, docs)
+    while len(_docbins) > DOCBIN_CACHE_FILES:
+        _docbins.popitem(last=False)
+    yield from copies
+
+
 class ScopeKeepingCorpus(Corpus):
     """``spacy.Corpus`` whose examples keep the label scope stored in the
     docs they come from (a .spacy file written with user data): spaCy's
@@ -189,6 +232,20 @@ class ScopeKeepingCorpus(Corpus):
     def __init__(self, path: Union[str, Path], **options: Any) -> None:
         super().__init__(path, **options)
         self.augmenter = ScopeKeepingAugmenter(self.augmenter)
+
+    def read_docbin(self, vocab: Vocab, locs: Iterable[Union[str, Path]]) -> Iterator[Doc]:
+        # spacy.Corpus.read_docbin (its `limit` included, which stops each file, not the walk), reading through
+        # the cache of docbin_docs
+        i = 0
+        for loc in locs:
+            path = ensure_path(loc)
+            if path.parts[-1].endswith(".spacy"):
+                for doc in docbin_docs(path, vocab):
+                    if len(doc):
+                        yield doc
+                        i += 1
+                        if self.limit >= 1 and i >= self.limit:
+                            break
 
     def make_examples(self, nlp: Language, reference_docs: Iterable[Doc]) -> Iterator[Example]:
         return self._scoped(super().make_examples, nlp, reference_docs)

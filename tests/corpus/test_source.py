@@ -156,3 +156,101 @@ def test_source_options_bound_on_a_direct_call(conll_path, nlp):
     with pytest.raises(TypeError, match="unexpected keyword argument 'limt'"):
         create(conll_path, limt=2)
     assert len(list(create(conll_path, method="none", limit=2)(nlp))) == 2
+
+
+def _read_counter(monkeypatch):
+    """How many times a .spacy file is deserialised (DocBin.get_docs)."""
+    from spacy.tokens import DocBin
+
+    reads = []
+    get_docs = DocBin.get_docs
+    monkeypatch.setattr(DocBin, "get_docs", lambda self, vocab: reads.append(1) or get_docs(self, vocab))
+    return reads
+
+
+def _snapshot(examples):
+    return [
+        (eg.reference.text, [(e.start, e.end, e.label_) for e in eg.reference.ents],
+         {key: [(s.start, s.end, s.label_) for s in group] for key, group in eg.reference.spans.items()},
+         dict(eg.reference.user_data), [t.is_sent_start for t in eg.reference])
+        for eg in examples
+    ]
+
+
+def test_source_a_spacy_file_read_again_is_copied_not_deserialised(tmp_path, conll_path, nlp, monkeypatch):
+    # `spacy train` calls the train reader several times to initialise and once per epoch
+    docs = load_docs(conll_path)
+    docs[0].spans["sc"] = [docs[0][0:1]]
+    docs[0].user_data["note"] = "kept"
+    path = write_docs(tmp_path / "train.spacy", docs)
+    reads = _read_counter(monkeypatch)
+    source = source_corpus("test", path, None)
+    first = list(source(nlp))
+    # a reader may change what it is given: the next read must not see it
+    first[0].reference.ents = []
+    first[0].reference.user_data["note"] = "changed"
+    second, third = list(source(nlp)), list(source_corpus("test", path, None)(nlp))
+    assert len(reads) == 1
+    expected = _snapshot(spacy_corpus_examples(path, nlp))
+    assert _snapshot(second) == _snapshot(third) == expected
+    assert expected[0][1] == [(0, 1, "PER"), (3, 4, "LOC")] and expected[0][2] == {"sc": [(0, 1, "")]}
+    assert expected[0][3]["note"] == "kept"
+    assert second[0].reference is not third[0].reference
+
+
+def spacy_corpus_examples(path, nlp):
+    from spacy.training import Corpus
+
+    return list(Corpus(path)(nlp))
+
+
+def test_source_a_rewritten_file_or_another_vocab_is_read_again(tmp_path, conll_path, nlp, monkeypatch):
+    import os
+
+    import spacy
+
+    path = write_docs(tmp_path / "train.spacy", load_docs(conll_path))
+    reads = _read_counter(monkeypatch)
+    source = source_corpus("test", path, None)
+    assert len(list(source(nlp))) == 4
+    write_docs(path, load_docs(conll_path)[:2])
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))  # rewritten, whatever the clock's resolution
+    assert len(list(source(nlp))) == 2 and len(reads) == 2
+    other = spacy.blank("en")
+    assert [eg.reference.vocab for eg in source(other)] == [other.vocab] * 2 and len(reads) == 3
+
+
+def test_source_a_file_over_the_cache_bound_is_streamed_each_time(tmp_path, conll_path, nlp, monkeypatch):
+    from spacy_imbalance.corpus import source as module
+
+    path = write_docs(tmp_path / "train.spacy", load_docs(conll_path))
+    monkeypatch.setattr(module, "DOCBIN_CACHE_BYTES", path.stat().st_size - 1)
+    reads = _read_counter(monkeypatch)
+    reader = source_corpus("test", path, None)
+    assert [len(list(reader(nlp))) for _ in range(2)] == [4, 4] and len(reads) == 2
+
+
+def test_source_limit_reads_as_spacy_corpus(tmp_path, conll_path, nlp):
+    from spacy.training import Corpus
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    write_docs(folder / "a.spacy", load_docs(conll_path))
+    write_docs(folder / "b.spacy", load_docs(conll_path)[1:])
+    for limit in (0, 2):
+        ours = source_corpus("test", folder, None, limit=limit)
+        assert _snapshot(ours(nlp)) == _snapshot(Corpus(folder, limit=limit)(nlp))
+
+
+def test_source_a_file_that_doc_copy_refuses_is_read_as_spacy_reads_it(tmp_path, nlp, monkeypatch):
+    from spacy.tokens import Doc, Span
+
+    doc = Doc(nlp.vocab, words=["Bob", "Lee", "runs"], ents=["B-PER", "I-PER", "O"])
+    doc.spans["sc"] = [Span(doc, 0, 2, "PER"), Span(doc, 2, 2, "LOC")]  # zero-length: Doc.copy raises E1052
+    path = write_docs(tmp_path / "zero.spacy", [doc])
+    reads = _read_counter(monkeypatch)
+    reader = source_corpus("test", path, None)
+    for _ in range(2):
+        assert [[(s.start, s.end) for s in eg.reference.spans["sc"]] for eg in reader(nlp)] == [[(0, 2), (2, 2)]]
+    assert len(reads) == 2
