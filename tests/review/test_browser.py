@@ -23,17 +23,22 @@ except ImportError:
     pass  # the browser fixture skips, or fails saying what to install
 
 
+# keys sent per WebDriver command: 5,000 in one overran the client's 120-second read timeout on a loaded machine
+KEYS_PER_COMMAND = 500
+
+
 def press(browser, *keys) -> None:
     """Each key pressed in turn on the focused element, as a person would; a
     (modifier, key) pair is a chord."""
-    actions = ActionChains(browser)
-    for key in keys:
-        if isinstance(key, tuple):
-            modifier, key = key
-            actions.key_down(modifier).send_keys(key).key_up(modifier)
-        else:
-            actions.send_keys(key)
-    actions.perform()
+    for start in range(0, len(keys), KEYS_PER_COMMAND):
+        actions = ActionChains(browser)
+        for key in keys[start : start + KEYS_PER_COMMAND]:
+            if isinstance(key, tuple):
+                modifier, key = key
+                actions.key_down(modifier).send_keys(key).key_up(modifier)
+            else:
+                actions.send_keys(key)
+        actions.perform()
 
 
 def open_page(browser, url: Optional[str] = None) -> None:
