@@ -12,7 +12,7 @@ def train_set_size(layout: Layout, config: str, corpus: str, seed: int, override
     import spacy
     from spacy.util import load_config, registry
 
-    from spacy_imbalance.corpus.source import sentence_examples
+    from spacy_imbalance.corpus.source import sentence_examples, source_corpus
 
     train = layout.corpus(corpus, "train")
     cfg = load_config(
@@ -22,7 +22,8 @@ def train_set_size(layout: Layout, config: str, corpus: str, seed: int, override
     )
     nlp = spacy.blank(cfg["nlp"]["lang"])
     reader = registry.resolve({"train": cfg["corpora"]["train"]})["train"]
-    plain = registry.resolve({"c": {"@readers": "spacy.Corpus.v1", "path": str(train), "gold_preproc": True}})["c"]
+    # spacy.Corpus.v1 as our readers read it: from the Docs the train reader has just deserialised
+    plain = source_corpus("train_set_size", train, None, gold_preproc=True)
     n_examples = n_words = 0
     for example in reader(nlp):
         n_examples += 1

@@ -7,7 +7,7 @@ from spacy_imbalance.benchmark.train_size import train_set_size
 from ..conftest import ROOT
 
 
-def test_benchmark_word_factor_of_a_resampling_reader(tmp_path):
+def test_benchmark_word_factor_of_a_resampling_reader(tmp_path, monkeypatch):
     """The equal-epochs budget scales steps by words per epoch: sC repeats
     each sentence with an entity once more, so the factor is the corpus' words
     plus the entity sentences' words, over the corpus' words."""
@@ -23,6 +23,11 @@ def test_benchmark_word_factor_of_a_resampling_reader(tmp_path):
     DocBin(docs=docs).to_disk(tmp_path / "corpus" / "c" / "train.spacy")
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "r.cfg").write_text((ROOT / "configs" / "ner_sC.cfg").read_text(encoding="utf8"), encoding="utf8")
+    reads = []
+    get_docs = DocBin.get_docs
+    monkeypatch.setattr(DocBin, "get_docs", lambda self, vocab: reads.append(1) or get_docs(self, vocab))
     size = train_set_size(Layout.at(tmp_path), "r", "c", 0, {})
+    # the plain corpus is counted from the Docs the reader deserialised (a read costs far more than a copy)
+    assert len(reads) == 1
     assert size["train_sentences"] == 2 and size["train_examples"] == 3
     assert size["word_factor"] == pytest.approx((3 + 5 + 3) / 8)
