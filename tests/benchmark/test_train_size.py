@@ -5,6 +5,7 @@ from spacy_imbalance.benchmark.layout import Layout
 from spacy_imbalance.benchmark.train_size import train_set_size
 
 from ..conftest import ROOT
+from ..corpus._corpus import count_docbin_reads
 
 
 def test_benchmark_word_factor_of_a_resampling_reader(tmp_path, monkeypatch):
@@ -23,9 +24,7 @@ def test_benchmark_word_factor_of_a_resampling_reader(tmp_path, monkeypatch):
     DocBin(docs=docs).to_disk(tmp_path / "corpus" / "c" / "train.spacy")
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "r.cfg").write_text((ROOT / "configs" / "ner_sC.cfg").read_text(encoding="utf8"), encoding="utf8")
-    reads = []
-    get_docs = DocBin.get_docs
-    monkeypatch.setattr(DocBin, "get_docs", lambda self, vocab: reads.append(1) or get_docs(self, vocab))
+    reads = count_docbin_reads(monkeypatch)
     size = train_set_size(Layout.at(tmp_path), "r", "c", 0, {})
     # the plain corpus is counted from the Docs the reader deserialised (a read costs far more than a copy)
     assert len(reads) == 1

@@ -73,3 +73,14 @@ def assert_config_rejects(name, *settings, path, match, error=ValueError):
     config = corpus_config((name, *settings), path=path)
     with pytest.raises(error, match=match):
         registry.resolve(config)
+
+
+def count_docbin_reads(monkeypatch):
+    """A list that grows by one each time a .spacy file is deserialised
+    (DocBin.get_docs): a read costs far more than a copy of its Docs."""
+    from spacy.tokens import DocBin
+
+    reads = []
+    get_docs = DocBin.get_docs
+    monkeypatch.setattr(DocBin, "get_docs", lambda self, vocab: reads.append(1) or get_docs(self, vocab))
+    return reads

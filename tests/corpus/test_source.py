@@ -12,7 +12,7 @@ from spacy_imbalance.corpus.source import ConllCorpus, source_corpus
 from spacy_imbalance.corpus.conll import ConllFormatError
 from spacy_imbalance.corpus.docs_io import load_docs
 
-from ._corpus import corpus_config, write_conll, write_docs
+from ._corpus import corpus_config, count_docbin_reads, write_conll, write_docs
 
 # four sentences, three with entities
 CONLL = (
@@ -158,16 +158,6 @@ def test_source_options_bound_on_a_direct_call(conll_path, nlp):
     assert len(list(create(conll_path, method="none", limit=2)(nlp))) == 2
 
 
-def _read_counter(monkeypatch):
-    """How many times a .spacy file is deserialised (DocBin.get_docs)."""
-    from spacy.tokens import DocBin
-
-    reads = []
-    get_docs = DocBin.get_docs
-    monkeypatch.setattr(DocBin, "get_docs", lambda self, vocab: reads.append(1) or get_docs(self, vocab))
-    return reads
-
-
 def _snapshot(examples):
     return [
         (eg.reference.text, [(e.start, e.end, e.label_) for e in eg.reference.ents],
@@ -183,7 +173,7 @@ def test_source_a_spacy_file_read_again_is_copied_not_deserialised(tmp_path, con
     docs[0].spans["sc"] = [docs[0][0:1]]
     docs[0].user_data["note"] = "kept"
     path = write_docs(tmp_path / "train.spacy", docs)
-    reads = _read_counter(monkeypatch)
+    reads = count_docbin_reads(monkeypatch)
     source = source_corpus("test", path, None)
     first = list(source(nlp))
     # a reader may change what it is given: the next read must not see it
@@ -198,10 +188,10 @@ def test_source_a_spacy_file_read_again_is_copied_not_deserialised(tmp_path, con
     assert second[0].reference is not third[0].reference
 
 
-def spacy_corpus_examples(path, nlp):
+def spacy_corpus_examples(path, nlp, **options):
     from spacy.training import Corpus
 
-    return list(Corpus(path)(nlp))
+    return list(Corpus(path, **options)(nlp))
 
 
 def test_source_a_rewritten_file_or_another_vocab_is_read_again(tmp_path, conll_path, nlp, monkeypatch):
@@ -210,7 +200,7 @@ def test_source_a_rewritten_file_or_another_vocab_is_read_again(tmp_path, conll_
     import spacy
 
     path = write_docs(tmp_path / "train.spacy", load_docs(conll_path))
-    reads = _read_counter(monkeypatch)
+    reads = count_docbin_reads(monkeypatch)
     source = source_corpus("test", path, None)
     assert len(list(source(nlp))) == 4
     write_docs(path, load_docs(conll_path)[:2])
@@ -226,21 +216,19 @@ def test_source_a_file_over_the_cache_bound_is_streamed_each_time(tmp_path, conl
 
     path = write_docs(tmp_path / "train.spacy", load_docs(conll_path))
     monkeypatch.setattr(module, "DOCBIN_CACHE_BYTES", path.stat().st_size - 1)
-    reads = _read_counter(monkeypatch)
+    reads = count_docbin_reads(monkeypatch)
     reader = source_corpus("test", path, None)
     assert [len(list(reader(nlp))) for _ in range(2)] == [4, 4] and len(reads) == 2
 
 
 def test_source_limit_reads_as_spacy_corpus(tmp_path, conll_path, nlp):
-    from spacy.training import Corpus
-
     folder = tmp_path / "data"
     folder.mkdir()
     write_docs(folder / "a.spacy", load_docs(conll_path))
     write_docs(folder / "b.spacy", load_docs(conll_path)[1:])
     for limit in (0, 2):
         ours = source_corpus("test", folder, None, limit=limit)
-        assert _snapshot(ours(nlp)) == _snapshot(Corpus(folder, limit=limit)(nlp))
+        assert _snapshot(ours(nlp)) == _snapshot(spacy_corpus_examples(folder, nlp, limit=limit))
 
 
 def test_source_a_file_that_doc_copy_refuses_is_read_as_spacy_reads_it(tmp_path, nlp, monkeypatch):
@@ -249,7 +237,7 @@ def test_source_a_file_that_doc_copy_refuses_is_read_as_spacy_reads_it(tmp_path,
     doc = Doc(nlp.vocab, words=["Bob", "Lee", "runs"], ents=["B-PER", "I-PER", "O"])
     doc.spans["sc"] = [Span(doc, 0, 2, "PER"), Span(doc, 2, 2, "LOC")]  # zero-length: Doc.copy raises E1052
     path = write_docs(tmp_path / "zero.spacy", [doc])
-    reads = _read_counter(monkeypatch)
+    reads = count_docbin_reads(monkeypatch)
     reader = source_corpus("test", path, None)
     for _ in range(2):
         assert [[(s.start, s.end) for s in eg.reference.spans["sc"]] for eg in reader(nlp)] == [[(0, 2), (2, 2)]]
