@@ -47,7 +47,11 @@ def test_the_selected_candidates_alone_are_scored_and_backpropagated():
     scores, backprop = model.begin_update(SampledSpans(docs, candidates, select))
     assert isinstance(scores, SampledScores) and scores.selected.tolist() == [0, 4, 9]
     full = model.predict(docs).logits
-    numpy.testing.assert_allclose(scores.logits, full[[0, 4, 9]], rtol=1e-5, atol=1e-5)
+    # three rows go through the head's matmuls in other BLAS blocks than all of them: float32 rounding then differs by
+    # a few ulps of the largest terms (logits reach ~17), so a logit near zero needs a tolerance on that scale (CI saw
+    # -0.017557 against -0.017571)
+    scale = float(numpy.abs(full).max())
+    numpy.testing.assert_allclose(scores.logits, full[[0, 4, 9]], rtol=1e-5, atol=1e-5 * scale)
     # what select saw: every candidate, without dropout, from the update's own token vectors
     (features,) = seen
     numpy.testing.assert_allclose(features.logits(), full, rtol=1e-6, atol=1e-6)
