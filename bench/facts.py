@@ -623,6 +623,13 @@ def audit_vectors(*runs):
     return {f"{run['corpus']}-p{round(100 * run['p'])}": run["restoring"]["macro_f"]["full"] - run["restoring"]["macro_f"]["masked"] for run in runs}
 
 
+@fact("audit_vectors_minutes", "metrics/wnut16/audit/p30-s0.json")
+def audit_vectors_minutes(run):
+    """The minutes one setting of the vectors audit took from start to end (WNUT-2016, p = 0.3, seed 0): masking, the
+    audit, cleanlab's folds and the three restore runs."""
+    return sum(run["seconds"].values()) / 60
+
+
 
 @fact("audit_workers", "metrics/wnut16/audit_workers.json")
 def audit_workers(record):
