@@ -7,7 +7,7 @@
 #           this project's machines; e.g. TORCH="torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu"),
 #           and, for test, RUN_MYPY=0: skip the type check (mypy, tests/test_types.py),
 #           RUN_E2E=1: also run `spacy project run all` end to end, shrunk (tests/test_project.py's two
-#           TestAll* tests, about 20 minutes on 2 cores; without it they skip and the project is checked
+#           TestAll* tests, every workflow command on shrunk corpora; without it they skip and the project is checked
 #           statically), e.g. RUN_E2E=1 bash run.sh test tests/test_project.py
 set -euo pipefail
 cd "$(dirname "$0")"
