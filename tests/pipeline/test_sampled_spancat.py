@@ -156,8 +156,9 @@ def test_top_v2_samples_on_the_hidden_layer_without_dropout(monkeypatch):
     span_input = (X, first.candidates.starts, first.candidates.ends)
     expected = model.get_ref("hidden").predict(model.get_ref("span_repr").predict(span_input))
     # float32 rounding: the sampler's hidden layer comes from per-token
-    # projections summed per span, a different summation order
-    numpy.testing.assert_allclose(first.hidden, expected, rtol=1e-5, atol=1e-5)
+    # projections summed per span, a different summation order, so a unit near
+    # zero differs on the scale of the largest ones
+    numpy.testing.assert_allclose(first.hidden, expected, rtol=1e-5, atol=1e-5 * max(1.0, float(numpy.abs(expected).max())))
 
 
 def test_top_v2_trains_and_round_trips():
