@@ -630,7 +630,6 @@ def audit_vectors_minutes(run):
     return sum(run["seconds"].values()) / 60
 
 
-
 @fact("audit_workers", "metrics/wnut16/audit_workers.json")
 def audit_workers(record):
     """The audit on Ray against one fold after another (spacy-imbalance audit-check workers): the wall-time ratio per
