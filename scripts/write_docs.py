@@ -122,12 +122,20 @@ def _spread(node: Any) -> Tuple[float, float]:
     return mean(node), (stdev(node) if len(node) > 1 else 0.0)
 
 
+def _fraction(x: Any) -> float:
+    """A fraction for the percent formats: a count (an int) scaled by 100 printed 262 false
+    positives as 26200.0, so an int is refused."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        raise ValueError(f"a percent format scales a fraction by 100; {x!r} is a count: print it without a format")
+    return x
+
+
 # FORMAT name -> (digits -> formatter); the digits end the name: pct1, ci1, x2
 FORMATS: Dict[str, Callable[[int], Callable[[Any], str]]] = {
     # 100·x, e.g. 0.3061 -> 30.6
-    "pct": lambda d: lambda x: _minus(f"{100 * x:.{d}f}"),
+    "pct": lambda d: lambda x: _minus(f"{100 * _fraction(x):.{d}f}"),
     # 100·x with its sign, e.g. -0.0254 -> −2.5
-    "+pct": lambda d: lambda x: _signed(100 * x, d),
+    "+pct": lambda d: lambda x: _signed(100 * _fraction(x), d),
     # x with its sign, e.g. 6.5 -> +6.5
     "signed": lambda d: lambda x: _signed(x, d),
     # {delta|estimate, low, high} in fractions -> +2.4 [+0.8, +3.9] in points

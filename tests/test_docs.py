@@ -178,6 +178,8 @@ def test_write_docs_includes_files_and_fills_values(tmp_path):
         ("{{ metrics/missing.json : a | .1f }}", "metrics/missing.json"),
         ("{{ metrics/m.json : ner.micro_f | .1f }}", "'ner.micro_f'"),
         ("{{ anchor: gpt }}", "gpt"),
+        # a count through a percent format (262 false positives printed as 26200.0)
+        ("{{ metrics/m.json : runs.v1.0 | pct1 }}", "3 is a count"),
     ]:
         source.write_text(f"# Study\n\n{marker}\n", encoding="utf8")
         with pytest.raises(write_docs.SourceError, match=re.escape(message)) as err:
