@@ -33,7 +33,7 @@ numbers get a typographic minus (−). A number the prose needs but no file
 holds (a difference, a range across files, a ratio) is a named fact in
 bench/facts.py, never arithmetic in a source. A missing file or key is an
 error naming the source file and line. A marker inside an inline code span
-(backticks) is left as written.
+(backticks) is left as written, unless it names a value that exists (an error: a slip).
 
 A comparison is written by the generator, never by hand: a paired difference
 {delta|estimate, low, high} read with FORMAT ``verdict`` prints "ahead" (its
@@ -373,6 +373,16 @@ class Renderer:
                 return self.count_missing()
             raise
 
+    def resolves(self, marker: str, aliases: Dict[str, str]) -> bool:
+        """Whether ``marker`` names a value that exists (never told with --allow-missing, where every marker does)."""
+        if self.allow_missing:
+            return False
+        try:
+            self.value(marker, aliases)
+        except (OSError, KeyError, ValueError, TypeError):
+            return False
+        return True
+
     def included_table(self, path: str) -> str:
         """An included file's text, with the note naming its rows whose records lack provenance."""
         self.included.append(path)
@@ -404,8 +414,14 @@ class Renderer:
                         line = f"{self.count_missing()} ({include.group(1)} not written yet)"
                     else:
                         raise FileNotFoundError(f"includes {include.group(1)}, which does not exist (run the study that writes it)")
-                # a marker inside an inline code span is shown as written
+                # a marker inside an inline code span is shown as written; one that names a real value is a
+                # slip (never_worse.md printed `{{ facts : ... }}` in its targets table), so it is refused
                 parts = CODE_SPAN.split(line)
+                for span in parts[1::2]:
+                    for marker in MARKER.findall(span):
+                        if self.resolves(marker, aliases):
+                            raise ValueError(f"`{{{{{marker}}}}}` names a value but sits in backticks, so it would print as written: "
+                                             "take it out of the code span")
                 parts[::2] = [MARKER.sub(lambda m: self.value(m.group(1), aliases), part) for part in parts[::2]]
                 lines.append("".join(parts))
             except (OSError, KeyError, ValueError, TypeError) as err:

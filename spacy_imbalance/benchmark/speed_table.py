@@ -4,7 +4,7 @@ first config."""
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from .records import device_words
 
@@ -53,15 +53,10 @@ def combine_rounds(rounds: Dict[str, List[Dict[str, Any]]], baseline: str) -> Di
     return combined
 
 
-def write_results(
-    results: Dict[str, Dict[str, Any]], configs: List[str], corpus: str, settings: Settings, overrides: Dict[str, Any],
-    out_dir: Path, name: str,
-) -> List[str]:
-    """The table of ``results`` (ratios against the first config measured)
-    in <out_dir>/<name>.md, and everything in <name>.json with the settings
-    and where it ran; the table's lines."""
+def table_lines(results: Dict[str, Dict[str, Any]], configs: List[str], corpus: str, settings: Settings) -> Tuple[List[str], int, str]:
+    """The table's lines (a caption, then the table; ratios against the first of ``configs``, each in ``results``),
+    the most rounds any config ran and the device in words."""
     steps, warmup, batch_words, batch_size, gpu_id = settings.steps, settings.warmup, settings.batch_words, settings.batch_size, settings.gpu_id
-    configs = [config for config in configs if config in results]
     # with rounds, a config the baseline has no round beside has no ratio yet
     configs = configs[:1] + [config for config in configs[1:] if "ratios" in results[config] or "rounds" not in results[config]]
     base = results[configs[0]]
@@ -76,7 +71,7 @@ def write_results(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     if gpu_id >= 0:
-        lines[2] = lines[2][:-1] + " peak GPU train (MiB) | peak GPU inference (MiB) |"
+        lines[2] += " peak GPU train (MiB) | peak GPU inference (MiB) |"
         lines[3] += "---|---|"
     for config in configs:
         r = results[config]
@@ -93,6 +88,19 @@ def write_results(
         if gpu_id >= 0:
             line += f" {r['train_peak_gpu_mib']:.0f} | {r['infer_peak_gpu_mib']:.0f} |"
         lines.append(line)
+    return lines, n_rounds, device
+
+
+def write_results(
+    results: Dict[str, Dict[str, Any]], configs: List[str], corpus: str, settings: Settings, overrides: Dict[str, Any],
+    out_dir: Path, name: str,
+) -> List[str]:
+    """The table of ``results`` (ratios against the first config measured)
+    in <out_dir>/<name>.md, and everything in <name>.json with the settings
+    and where it ran; the table's lines."""
+    configs = [config for config in configs if config in results]
+    lines, n_rounds, device = table_lines(results, configs, corpus, settings)
+    gpu_id = settings.gpu_id
     recorded = {**asdict(settings), "device": device, "overrides": overrides, "rounds": n_rounds}
     del recorded["gpu_id"]  # the device says it
     from spacy_imbalance.sweeps import run_provenance

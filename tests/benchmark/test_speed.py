@@ -2,7 +2,7 @@
 
 import json
 
-from spacy_imbalance.benchmark.speed_table import Settings, write_results
+from spacy_imbalance.benchmark.speed_table import Settings, table_lines, write_results
 from spacy_imbalance.sweeps.provenance import missing_fields
 
 # 10 timed steps of ~100 words after 1 warm-up; inference in batches of 8, one pass; seed 0, the CPU
@@ -24,6 +24,18 @@ def test_speed_table_gives_ratios_against_the_first_config(tmp_path):
     assert written["provenance"]["device"] == "cpu"
     # in full (commit, time, machine, libraries, command), with the overrides the configs ran with
     assert missing_fields(written["provenance"]) == [] and written["provenance"]["command"]["overrides"] == {}
+
+
+def test_gpu_table_has_a_header_cell_for_every_column():
+    """On a GPU two memory columns are added: the header once lost its last cell to them, and a
+    renderer then showed each training peak under the inference header."""
+    results = {"a": {"train_wps": 100.0, "infer_wps": 300.0, "train_peak_rss_mib": 500.0, "infer_peak_rss_mib": 400.0,
+                     "train_peak_gpu_mib": 110.0, "infer_peak_gpu_mib": 86.0}}
+    lines, _, device = table_lines(results, ["a"], "c", Settings(gpu_id=0))
+    table = lines[2:]
+    assert device == "GPU 0" and {line.count("|") for line in table} == {12}
+    assert table[0].endswith("| ratio | peak GPU train (MiB) | peak GPU inference (MiB) |")
+    assert table[2].endswith("| 400 | 1.00 | 110 | 86 |")
 
 
 def _measure(train: float, infer: float) -> dict:
