@@ -5,7 +5,7 @@
 # released head, uniform_negatives.v2 alone, ran as ..._v2), on frozen MiniLM features and fine-tuned MiniLM,
 # trained on the complete train set (tag nw) and with each training entity
 # removed with p = 0.5 (tag nw_m50; dev and test complete), seeds 0-2; and on the
-# CNN, init-config's default encoder (configs/*.cfg, 2,000 steps as the masking studies).
+# CNN, init-config's default encoder (configs/*.cfg, 2,000 steps: vars.max_steps, the CNN benchmarks' budget).
 #
 # One run at a time on one thread, in the order that answers most first: seed 0
 # of every cell (the built-ins of an encoder before ours), then seeds 1-2 of the
