@@ -2,7 +2,7 @@
 metrics/<corpus>/<encoder>/<system>-s<seed>.json."""
 from pathlib import Path
 from statistics import mean
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import srsly
 
@@ -53,11 +53,17 @@ def run_device(run: Dict[str, Any]) -> str:
     return device_words(provenance) if provenance else "unrecorded"
 
 
+def machines(runs: Iterable[Dict[str, Any]]) -> Set[str]:
+    """The machines ``runs`` recorded training on; a run without provenance names none (it is not a machine of
+    its own: the provenance note of the table names those runs)."""
+    return {run_device(run) for run in runs} - {"unrecorded"}
+
+
 def train_minutes(runs: List[Dict[str, Any]]) -> str:
     """The mean training time, or each seed's time when the seeds trained on
     different machines: a mean of CPU hours and GPU minutes describes neither."""
     minutes = [run["train_seconds"] / 60 for run in runs]
-    if len({run_device(run) for run in runs}) > 1:
+    if len(machines(runs)) > 1:
         return " / ".join(f"{m:.1f}" for m in minutes)
     return f"{mean(minutes):.1f}"
 
@@ -66,7 +72,7 @@ def devices_note(present: Dict[str, List[Dict[str, Any]]], seeds: List[int]) -> 
     """Which seeds trained where, when that is more than one machine."""
     where: Dict[str, List[int]] = {}
     for seed, runs in zip(seeds, zip(*present.values())):
-        for device in {run_device(run) for run in runs}:
+        for device in machines(runs):
             where.setdefault(device, []).append(seed)
     if len(where) < 2:
         return []

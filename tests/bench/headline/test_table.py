@@ -105,3 +105,19 @@ def test_the_table_reads_the_mom_runs_of_its_corpus_tag(tmp_path):
     assert "token_ner_mom_v2-l90" in result["systems"] and "token_ner_mom_v2-l50" not in result["systems"]
     assert "| token_ner, MoM (v2, λ 0.9) over CE |" in text
     assert result["claims"]["MoM over its base loss"]["delta"] == pytest.approx(0.5 - 0.4)
+
+
+def test_runs_without_provenance_are_not_a_machine_of_their_own():
+    """Seeds that all trained on one machine, some recorded before records held provenance: one machine, one
+    mean time (the note once said "seeds 0, 1, 2 on AMD EPYC; seeds 0, 1, 2 on unrecorded")."""
+    from bench.headline.table import devices_note, train_minutes
+
+    cpu = {"device": "cpu", "cpu": "AMD EPYC", "cpu_cores": 1}
+    gpu = {"device": "gpu", "gpu": "NVIDIA H200", "cpu": "AMD EPYC", "cpu_cores": 16}
+    recorded = [{"train_seconds": 60.0, "provenance": cpu}, {"train_seconds": 120.0, "provenance": cpu}]
+    unrecorded = [{"train_seconds": 180.0}, {"train_seconds": 240.0}]
+    assert devices_note({"ours": recorded, "ner": unrecorded}, [0, 1]) == []
+    assert train_minutes(recorded + unrecorded) == "2.5"
+    two = devices_note({"ours": [recorded[0], {"train_seconds": 6.0, "provenance": gpu}]}, [0, 1])
+    assert len(two) == 2 and "seed 0 on" in two[1] and "seed 1 on" in two[1]
+    assert train_minutes([recorded[0], {"train_seconds": 6.0, "provenance": gpu}]) == "1.0 / 0.1"
