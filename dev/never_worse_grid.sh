@@ -11,8 +11,9 @@
 # of every cell (the built-ins of an encoder before ours), then seeds 1-2 of the
 # features and CNN cells, then seeds 1-2 of the fine-tuned spancat_singlelabel and
 # sampled_spancat, then of the fine-tuned ner.
+# Each run of spancat_singlelabel and ours is then tuned on dev (`benchmark tune`, `-tuned` records).
 # Resumable: `spacy-imbalance benchmark run` skips a run whose record matches its config,
-# budget and overrides. A fine-tuned run takes about an hour on a CPU core; on a
+# budget and overrides, and `benchmark tune` a run tuned before. A fine-tuned run takes about an hour on a CPU core; on a
 # GPU run `PART=never_worse NW=nw` and `NW=nw_m50` of dev/gpu/transformer.sh.
 #
 #   bash dev/never_worse_grid.sh              # the whole grid, in order
@@ -39,6 +40,11 @@ run() {
   "$PYTHON" -m spacy_imbalance benchmark run --corpus wnut17 --config "$config" --seed "$seed" --tag "$tag" \
     "${budget[@]}" "${masked[@]}" --summary "_never_worse_run" || echo "FAILED: $encoder/$system-$tag seed $seed"
   rm -f metrics/wnut17/_never_worse_run*
+  # the built-in and ours also with thresholds tuned on dev alike (skipped when tuned before)
+  if [ "$system" != ner ]; then
+    "$PYTHON" -m spacy_imbalance benchmark tune --corpus wnut17 --config "$config" --seed "$seed" --tag "$tag" \
+      || echo "FAILED: tuning $encoder/$system-$tag seed $seed"
+  fi
 }
 
 cells() {  # ENCODER "SYSTEMS" "SEEDS"

@@ -14,7 +14,7 @@
 #   PART=never_worse  issue 42's fine-tuned grid (dev/never_worse_grid.sh's transformer cells):
 #                  ner, spancat_singlelabel and sampled_spancat (init-config's default: the setting chosen on dev), NW=nw on
 #                  the complete train set or NW=nw_m50 with p = 0.5 of its entities removed, 3 seeds:
-#                  9 runs, one call each
+#                  9 runs, then the built-in's and ours' thresholds tuned on dev; one call each
 #
 # SEEDS (default 0,1,2: the headline's seeds; e.g. 1,2 when seed 0 ran elsewhere),
 # STEPS (default 1000, the project's transformer_steps), EVAL (default 100,
@@ -94,7 +94,10 @@ case $PART in
     [ "$NW" = nw_m50 ] && masked=(--set corpora.train.@readers=spacy-imbalance.MaskedCorpus.v1 --set corpora.train.p=0.5 --set "corpora.train.seed={seed}")
     # ours: sampled_spancat as init-config writes it by default (the setting chosen on dev)
     side_by_side "transformer/ner transformer/spancat_singlelabel transformer/sampled_spancat" "$SEEDS" \
-      "--summary never_worse_transformer_$NW --baseline transformer/spancat_singlelabel" --tag "$NW" "${masked[@]}" ;;
+      "--summary never_worse_transformer_$NW --baseline transformer/spancat_singlelabel" --tag "$NW" "${masked[@]}"
+    # the built-in and ours with thresholds tuned on dev alike (`-tuned` records beside the runs)
+    python -m spacy_imbalance benchmark tune --corpus wnut17 --config transformer/spancat_singlelabel \
+      --config transformer/sampled_spancat --tag "$NW" --seed "$SEEDS" --gpu-id 0 ;;
   *) echo "PART must be headline, probe, tokens, masking or never_worse" >&2; exit 2 ;;
 esac
 if [ "$PART" != headline ]; then
