@@ -14,8 +14,13 @@ def points(value: float, digits: int = 1) -> str:
 
 
 def signed(value: float, digits: int = 1) -> str:
-    """A difference in points, with its sign: 0.012 -> "+1.2"."""
-    return f"{100 * value:+.{digits}f}"
+    """A difference in points, with its sign: 0.012 -> "+1.2"; one digit more
+    where ``digits`` would round a nonzero value to a signed zero (-0.0004 ->
+    "-0.04": an interval's bound printed "-0.0" reads as touching 0)."""
+    text = f"{100 * value:+.{digits}f}"
+    if value != 0 and float(text) == 0:
+        text = f"{100 * value:+.{digits + 1}f}"
+    return text
 
 
 def mean_std(mean_value: float, std: float, digits: int = 1, scale: float = 100) -> str:

@@ -21,6 +21,9 @@ def test_interval_cells_are_bold_where_the_interval_excludes_zero():
     above = {"delta": 0.02, "low": 0.001, "high": 0.04}
     below = {"delta": -0.02, "low": -0.04, "high": -0.001}
     assert signed(0.012) == "+1.2" and signed(-0.003) == "-0.3"
+    # a nonzero value that rounds to a signed zero gets one digit more; 0 itself stays "+0.0"
+    assert signed(-0.0004) == "-0.04" and signed(0.0004) == "+0.04" and signed(-0.0006) == "-0.1"
+    assert signed(0.0) == "+0.0" and bounds({"low": -0.015, "high": -0.0004}) == "[-1.5, -0.04]"
     assert bounds(spans) == "[-0.3, +2.8]"
     assert interval(spans) == "+1.2 [-0.3, +2.8]" and interval(spans, bold=True) == "+1.2 [-0.3, +2.8]"
     assert interval(above, bold=True) == "**+2.0 [+0.1, +4.0]**" and interval(above) == "+2.0 [+0.1, +4.0]"
