@@ -1,6 +1,7 @@
 """The speed benchmark's table (spacy_imbalance/benchmark/speed_table.py)."""
 
 import json
+import os
 
 from spacy_imbalance.benchmark.speed_table import Settings, table_lines, write_results
 from spacy_imbalance.sweeps.provenance import missing_fields
@@ -16,7 +17,9 @@ def test_speed_table_gives_ratios_against_the_first_config(tmp_path):
     }
     lines = write_results(results, ["a", "b", "not measured"], "c", SETTINGS, {}, tmp_path, "speed")
     assert lines[0].startswith("Speed and memory on corpus/c, CPU (10 training steps of ~100 words after 1 warm-up;")
-    assert "ratios against a. Ran on " in lines[0] and "cores)." in lines[0]
+    # the cores this process may run on (one where a run is pinned with taskset)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert "ratios against a. Ran on " in lines[0] and lines[0].endswith(f"({cores} {'core' if cores == 1 else 'cores'}).")
     assert lines[4:] == ["| a | 100 | 1.00 | 300 | 1.00 | 500 | 1.00 | 400 | 1.00 |", "| b | 150 | 1.50 | 200 | 0.67 | 700 | 1.40 | 300 | 0.75 |"]
     assert (tmp_path / "speed.md").read_text().splitlines() == lines
     written = json.loads((tmp_path / "speed.json").read_text())
