@@ -733,6 +733,7 @@ def never_worse(*files):
 
 fact("never_worse_features", *never_worse_files("features"))(never_worse)
 fact("never_worse_cnn", *never_worse_files("cnn"))(never_worse)
+fact("never_worse_transformer", *never_worse_files("transformer"))(never_worse)
 
 
 @fact(
