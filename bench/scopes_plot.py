@@ -9,6 +9,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Dict, List, Tuple
 
+from spacy_imbalance.figures import save_figure
+
 from .facts import BUILT_INS, SCOPE_SPLITS, SCOPED, scope_files, seed_scores
 
 OURS = "sampled_spancat_uniform"
@@ -55,7 +57,7 @@ def plot(by_split: Dict[str, List[Tuple[str, List[float]]]], path: Path, title: 
     axes[0].set_ylabel("test macro-F1 (mean of seeds; dots: seeds)")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

@@ -22,6 +22,7 @@ from spacy_imbalance.benchmark.options import parse_list
 from spacy_imbalance.benchmark.processes import measured
 from spacy_imbalance.benchmark.records import device_words
 from spacy_imbalance.benchmark.tables import head, row
+from spacy_imbalance.figures import save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "sampled_spancat_uniform.cfg"
@@ -104,7 +105,7 @@ def write_table(records: Dict[str, Any], metrics: Path) -> None:
     right.set(xlabel="training sentences", ylabel="peak MB", title="Peak memory")
     left.legend()
     fig.tight_layout()
-    fig.savefig(metrics.with_suffix(".png"), dpi=120)
+    save_figure(fig, metrics.with_suffix(".png"), dpi=120)
     plt.close(fig)
 
 

@@ -3,6 +3,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, Dict, List, Mapping
 
+from spacy_imbalance.figures import save_figure
+
 from .systems import BUILTINS, LABELS
 
 
@@ -39,5 +41,5 @@ def plot_dev_curves(
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)

@@ -7,6 +7,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import srsly
 
 from spacy_imbalance.benchmark.tables import head
+from spacy_imbalance.figures import save_figure
 
 # a trial's report (None: not run yet)
 Report = Optional[Dict[str, Any]]
@@ -114,6 +115,6 @@ def plot(names: List[str], folder: Path, out: Path) -> bool:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    save_figure(fig, out, dpi=110)
     plt.close(fig)
     return True

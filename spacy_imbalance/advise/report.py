@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import srsly
 
+from ..figures import save_figure
 from .candidates import BUILTINS
 from .ranking import Advice, Ranked
 
@@ -110,7 +111,7 @@ def plot_advice(advice: Advice, path: Path) -> bool:
     ax.set_xlabel("dev macro-F1 (%): bar the mean, dots the seeds")
     ax.set_title(f"recommended: {advice.recommended} (green); baseline: {advice.baseline} (grey)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
     return True
 

@@ -24,6 +24,7 @@ import numpy
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..corpus.docs_io import write_docbin
+from ..figures import save_figure
 from ..review.page import review_page
 from ..review.payload import review_data
 from .estimate import TOTAL, Calibration
@@ -297,7 +298,7 @@ def _plots(result: AuditResult, paths: Dict[str, Path]) -> bool:
     ax.set_ylabel("estimated miss rate (%)")
     ax.set_title(f"Estimated share of entities not annotated ({int(100 * rate.level)} % interval)")
     fig.tight_layout()
-    fig.savefig(paths["miss_rate_plot"], dpi=120)
+    save_figure(fig, paths["miss_rate_plot"], dpi=120)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(4.5, 4))
     grid = numpy.linspace(0, 1, 201)
@@ -313,6 +314,6 @@ def _plots(result: AuditResult, paths: Dict[str, Path]) -> bool:
     ax.set_title("Calibration maps (dots: binned outcomes)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(paths["calibration_plot"], dpi=120)
+    save_figure(fig, paths["calibration_plot"], dpi=120)
     plt.close(fig)
     return True

@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy
 import srsly
 
+from ..figures import save_figure
+
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """Group reports by name; mean and sample std (ddof=1) of each score, in percent."""
@@ -100,7 +102,7 @@ def plot_per_type(summary: Dict[str, Dict[str, Any]], path: Path, title: str) ->
     ax.legend(fontsize="small")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

@@ -20,6 +20,7 @@ from thinc.util import to_numpy
 from ..evaluation.components import span_component
 from ..evaluation.matching import DevMatcher
 from ..evaluation.predictions import predict_spans
+from ..figures import save_figure
 
 # candidates below it are too many and too unlikely to read anything from
 MIN_CONFIDENCE = 0.05
@@ -135,7 +136,7 @@ def plot_reliability(populations: Dict[str, Population], path: Union[str, Path],
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
 
 
 def _draw(top: Any, bottom: Any, name: str, table: List[ReliabilityBin]) -> None:

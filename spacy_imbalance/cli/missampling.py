@@ -12,6 +12,7 @@ from ..corpus.docs_io import load_docs
 from ..corpus.gold_checks import check_no_empty_spans
 from ..evaluation.components import span_component
 from ..evaluation.missampling import DocsPreparer, MissamplingResult, measure_missampling
+from ..figures import save_figure
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
@@ -218,5 +219,5 @@ def _plot(results: Dict[str, List[MissamplingResult]], path: Path, title: str) -
     ax.legend()
     ax.grid(alpha=0.3)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    save_figure(fig, path, dpi=120, bbox_inches="tight")
     plt.close(fig)

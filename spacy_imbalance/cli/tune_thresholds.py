@@ -26,6 +26,7 @@ from ..evaluation.thresholds.spans import (
     set_span_thresholds,
 )
 from ..evaluation.thresholds.two_task import ThresholdSearch, search_thresholds, set_pipeline_thresholds, two_task_component
+from ..figures import save_figure
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..pipeline.two_task_ner import TwoTaskNER
 from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, require_matplotlib, use_gpu
@@ -228,5 +229,5 @@ def _plot(search: ThresholdSearch, path: Path, component: str) -> None:
     ax.set_title(f"{component}: dev macro-F1 (best {100 * search.best_macro_f:.1f})")
     fig.colorbar(image, ax=ax, label="macro-F1")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    save_figure(fig, path, dpi=120, bbox_inches="tight")
     plt.close(fig)

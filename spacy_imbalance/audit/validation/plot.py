@@ -3,6 +3,8 @@ precision@k of the audit (and cleanlab, where it ran) per p."""
 from pathlib import Path
 from typing import Any, Dict, Sequence, Tuple
 
+from ...figures import save_figure
+
 Groups = Dict[str, Dict[str, Tuple[float, float, int]]]
 BARS = [("audit P@k", "#4c72b0", ""), ("audit P@k overlap", "#4c72b0", "//"), ("cleanlab P@k", "#dd8452", ""),
         ("cleanlab P@k overlap", "#dd8452", "//")]
@@ -43,6 +45,6 @@ def plot_summary(reports: Sequence[Dict[str, Any]], groups: Groups, path: Path, 
     right.legend(fontsize=7)
     fig.suptitle(f"Audit validation on {corpus}")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
     return True

@@ -3,6 +3,7 @@ from pathlib import Path
 from statistics import mean, stdev
 from typing import List, Tuple
 
+from ...figures import save_figure
 from .runs import Runs
 
 
@@ -26,5 +27,5 @@ def plot(runs: Runs, configs: List[str], settings: List[Tuple[str, str]], path: 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    save_figure(fig, path, dpi=120, bbox_inches="tight")
     plt.close(fig)
