@@ -61,6 +61,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import typer
 
 from bench import facts
+from spacy_imbalance.benchmark.cells import signed
 from spacy_imbalance.benchmark.coverage import Coverage, note, summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,15 +111,6 @@ def _signed(x: float, digits: int) -> str:
     return _minus(f"{x:+.{digits}f}")
 
 
-def _nonzero(x: float, digits: int) -> str:
-    """x with its sign, one more digit where ``digits`` would round it to a signed zero: an interval's bound of
-    -0.0004 points prints −0.04, not a "−0.0" that reads as 0 with a sign."""
-    text = _signed(x, digits)
-    if x != 0 and float(text.replace("−", "-")) == 0:
-        text = _signed(x, digits + 1)
-    return text
-
-
 def _triple(node: Dict[str, float]) -> Tuple[float, float, float]:
     centre = node["delta"] if "delta" in node else node["estimate"]
     return centre, node["low"], node["high"]
@@ -148,7 +140,8 @@ FORMATS: Dict[str, Callable[[int], Callable[[Any], str]]] = {
     # x with its sign, e.g. 6.5 -> +6.5
     "signed": lambda d: lambda x: _signed(x, d),
     # {delta|estimate, low, high} in fractions -> +2.4 [+0.8, +3.9] in points (a bound near 0: [−0.04, +3.3])
-    "ci": lambda d: lambda n: "{} [{}, {}]".format(*(_nonzero(100 * v, d) for v in _triple(n))),
+    # (cells.signed gives a bound that would round to a signed zero one digit more)
+    "ci": lambda d: lambda n: "{} [{}, {}]".format(*(_minus(signed(v, d)) for v in _triple(n))),
     # the same, unsigned (rates): {estimate, low, high} -> 27.9 [22.3, 34.3]
     "pct_ci": lambda d: lambda n: "{} [{}, {}]".format(*(f"{100 * v:.{d}f}" for v in _triple(n))),
     # seeds' values in fractions (a list) -> mean ± std in points
