@@ -9,7 +9,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Dict, List, Tuple
 
-from spacy_imbalance.figures import save_figure
+from spacy_imbalance.plots import save_figure
 
 from .facts import BUILT_INS, SCOPE_SPLITS, SCOPED, scope_files, seed_scores
 

@@ -22,7 +22,7 @@ from spacy_imbalance.benchmark.options import parse_list
 from spacy_imbalance.benchmark.processes import measured
 from spacy_imbalance.benchmark.records import device_words
 from spacy_imbalance.benchmark.tables import head, row
-from spacy_imbalance.figures import save_figure
+from spacy_imbalance.plots import save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "sampled_spancat_uniform.cfg"

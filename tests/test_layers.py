@@ -17,7 +17,7 @@ PACKAGE = ROOT / "spacy_imbalance"
 # low -> high; a module may import its own folder and the folders of lower
 # layers only, never a folder of its own layer (peers stand apart)
 LAYERS: List[Tuple[str, ...]] = [
-    ("decisions", "corpus"),  # the softmax and the threshold rule; data: no model
+    ("decisions", "corpus", "plots"),  # the softmax and the threshold rule; data: no model; writing plots
     ("spans",),  # what sampled_spancat trains and predicts with
     ("layers", "losses", "training"),
     ("models", "scorers"),

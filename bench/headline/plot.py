@@ -3,7 +3,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, Dict, List, Mapping
 
-from spacy_imbalance.figures import save_figure
+from spacy_imbalance.plots import save_figure
 
 from .systems import BUILTINS, LABELS
 

@@ -7,7 +7,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import srsly
 
 from spacy_imbalance.benchmark.tables import head
-from spacy_imbalance.figures import save_figure
+from spacy_imbalance.plots import save_figure
 
 # a trial's report (None: not run yet)
 Report = Optional[Dict[str, Any]]

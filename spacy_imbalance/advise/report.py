@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import srsly
 
-from ..figures import save_figure
+from ..plots import save_figure
 from .candidates import BUILTINS
 from .ranking import Advice, Ranked
 

@@ -24,7 +24,7 @@ import numpy
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..corpus.docs_io import write_docbin
-from ..figures import save_figure
+from ..plots import save_figure
 from ..review.page import review_page
 from ..review.payload import review_data
 from .estimate import TOTAL, Calibration

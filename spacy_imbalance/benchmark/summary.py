@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy
 import srsly
 
-from ..figures import save_figure
+from ..plots import save_figure
 
 
 def summarize_reports(reports: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:

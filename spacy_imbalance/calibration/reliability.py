@@ -20,7 +20,7 @@ from thinc.util import to_numpy
 from ..evaluation.components import span_component
 from ..evaluation.matching import DevMatcher
 from ..evaluation.predictions import predict_spans
-from ..figures import save_figure
+from ..plots import save_figure
 
 # candidates below it are too many and too unlikely to read anything from
 MIN_CONFIDENCE = 0.05

@@ -12,8 +12,8 @@ from ..corpus.docs_io import load_docs
 from ..corpus.gold_checks import check_no_empty_spans
 from ..evaluation.components import span_component
 from ..evaluation.missampling import DocsPreparer, MissamplingResult, measure_missampling
-from ..figures import save_figure
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
+from ..plots import save_figure
 from ..spans.candidates import MAX_SPAN_WIDTH
 from ..spans.gold import doc_labels
 from ..spans.negatives.menu import SAMPLERS, build_sampler

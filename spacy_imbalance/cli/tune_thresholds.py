@@ -26,9 +26,9 @@ from ..evaluation.thresholds.spans import (
     set_span_thresholds,
 )
 from ..evaluation.thresholds.two_task import ThresholdSearch, search_thresholds, set_pipeline_thresholds, two_task_component
-from ..figures import save_figure
 from ..pipeline.sampled_spancat import SampledSpanCategorizer
 from ..pipeline.two_task_ner import TwoTaskNER
+from ..plots import save_figure
 from ._app import app, check_outputs_are_not_inputs, check_save_target, fail, require_matplotlib, use_gpu
 from .checks import check_output_file, check_output_folder
 

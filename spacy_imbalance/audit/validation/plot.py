@@ -3,7 +3,7 @@ precision@k of the audit (and cleanlab, where it ran) per p."""
 from pathlib import Path
 from typing import Any, Dict, Sequence, Tuple
 
-from ...figures import save_figure
+from ...plots import save_figure
 
 Groups = Dict[str, Dict[str, Tuple[float, float, int]]]
 BARS = [("audit P@k", "#4c72b0", ""), ("audit P@k overlap", "#4c72b0", "//"), ("cleanlab P@k", "#dd8452", ""),

@@ -3,7 +3,7 @@ from pathlib import Path
 from statistics import mean, stdev
 from typing import List, Tuple
 
-from ...figures import save_figure
+from ...plots import save_figure
 from .runs import Runs
 
 

@@ -1,10 +1,10 @@
-"""spacy_imbalance/figures.py: figures saved as palette PNGs."""
+"""spacy_imbalance/plots/png.py: figures saved as palette PNGs."""
 import io
 
 import numpy
 import pytest
 
-from spacy_imbalance.figures import compact_png, save_figure
+from spacy_imbalance.plots import compact_png, save_figure
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")

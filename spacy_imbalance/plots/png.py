@@ -17,15 +17,15 @@ def compact_png(data: bytes) -> bytes:
     with transparency keeps it (fast octree, the method Pillow has for RGBA)."""
     from PIL import Image
 
-    image = Image.open(BytesIO(data))
-    image.load()
-    if image.mode not in ("RGB", "RGBA"):
+    opened = Image.open(BytesIO(data))
+    opened.load()
+    if opened.mode not in ("RGB", "RGBA"):
         return data
-    if image.mode == "RGBA" and image.getchannel("A").getextrema()[0] == 255:
-        image = image.convert("RGB")
+    opaque = opened.mode == "RGBA" and opened.getchannel("A").getextrema()[0] == 255
+    image = opened.convert("RGB") if opaque else opened
     method = Image.Quantize.MEDIANCUT if image.mode == "RGB" else Image.Quantize.FASTOCTREE
     out = BytesIO()
-    dpi = {"dpi": image.info["dpi"]} if "dpi" in image.info else {}
+    dpi = {"dpi": opened.info["dpi"]} if "dpi" in opened.info else {}
     image.quantize(PALETTE, method=method).save(out, "PNG", optimize=True, **dpi)
     return out.getvalue() if out.tell() < len(data) else data
 
